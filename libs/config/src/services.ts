@@ -1,0 +1,79 @@
+/**
+ * Every setting of every service, in one place: names, defaults and ranges. The docs' configuration
+ * table mirrors this file.
+ */
+import { bool, int, intList, optionalStr, parseEnv, port, str, url, type ConfigOf, type Env } from './env';
+
+export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
+export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+const common = {
+  host: str('HOST', { default: '0.0.0.0' }),
+  logLevel: str('LOG_LEVEL', { default: 'info' }),
+  /** Prepended to every exchange and queue name, so environments (and test files) share a broker safely. */
+  amqpPrefix: str('AMQP_PREFIX', { default: '' }),
+  shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100 }),
+};
+
+const database = {
+  databaseUrl: url('DATABASE_URL', { default: DEFAULT_DATABASE_URL, protocols: ['postgres', 'postgresql'] }),
+  databasePoolSize: int('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 200 }),
+};
+
+const amqp = { amqpUrl: url('AMQP_URL', { default: DEFAULT_AMQP_URL, protocols: ['amqp', 'amqps'] }) };
+
+const allowPrivateHosts = bool('CALLBACK_ALLOW_PRIVATE_HOSTS', false);
+
+export const gatewaySpec = {
+  ...common,
+  ...amqp,
+  port: port('GATEWAY_PORT', 3000),
+  transactionsUrl: url('TRANSACTIONS_URL', { default: 'http://127.0.0.1:3001', protocols: ['http', 'https'] }),
+  uiUrl: url('UI_URL', { default: 'http://127.0.0.1:3003', protocols: ['http', 'https'] }),
+  rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', { default: 100, min: 1, max: 1_000_000 }),
+  /** How long a resolved token is trusted while the rotation broadcast is connected. */
+  tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
+  upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
+};
+
+export const transactionsSpec = {
+  ...common,
+  ...database,
+  ...amqp,
+  port: port('TRANSACTIONS_PORT', 3001),
+  adminToken: optionalStr('ADMIN_TOKEN'),
+  sandboxSettleMs: int('SANDBOX_SETTLE_MS', { default: 0, min: 0, max: 86_400_000 }),
+  allowPrivateHosts,
+};
+
+export const callbackSpec = {
+  ...common,
+  ...database,
+  ...amqp,
+  port: port('CALLBACK_PORT', 3002),
+  callbackTimeoutMs: int('CALLBACK_TIMEOUT_MS', { default: 15_000, min: 1, max: 600_000 }),
+  retryDelaysMs: intList('CALLBACK_RETRY_DELAYS_MS', {
+    default: [5_000, 10_000, 20_000, 40_000, 80_000],
+    min: 1,
+    max: 86_400_000,
+  }),
+  prefetch: int('CALLBACK_PREFETCH', { default: 32, min: 1, max: 1000 }),
+  allowPrivateHosts,
+};
+
+export const uiSpec = {
+  ...common,
+  port: port('UI_PORT', 3003),
+  transactionsUrl: url('TRANSACTIONS_URL', { default: 'http://127.0.0.1:3001', protocols: ['http', 'https'] }),
+  upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
+};
+
+export type GatewayConfig = ConfigOf<typeof gatewaySpec>;
+export type TransactionsConfig = ConfigOf<typeof transactionsSpec>;
+export type CallbackConfig = ConfigOf<typeof callbackSpec>;
+export type UiConfig = ConfigOf<typeof uiSpec>;
+
+export const loadGatewayConfig = (env: Env = process.env): GatewayConfig => parseEnv(gatewaySpec, env);
+export const loadTransactionsConfig = (env: Env = process.env): TransactionsConfig => parseEnv(transactionsSpec, env);
+export const loadCallbackConfig = (env: Env = process.env): CallbackConfig => parseEnv(callbackSpec, env);
+export const loadUiConfig = (env: Env = process.env): UiConfig => parseEnv(uiSpec, env);
