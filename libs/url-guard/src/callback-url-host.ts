@@ -1,0 +1,41 @@
+/**
+ * The host rule of a callback URL (CONTRACT 4.5): when private hosts are not allowed, the host
+ * must not be, nor resolve to, a non-public address. Checked when the merchant saves the URL so
+ * a mistake is reported at once; the sender checks again at connect time (see guarded-lookup.ts)
+ * because DNS can change between the two.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { ipLiteralOf } from './ip-literal';
+import { isPublicAddress } from './is-public-address';
+
+/** Every address a host name resolves to, IPv4 and IPv6 alike. */
+export type HostLookup = (host: string) => Promise<string[]>;
+
+export const systemLookup: HostLookup = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/** Null when the host may be called, else a reason that tells the merchant what to fix. */
+export async function publicHostProblem(hostname: string, lookup: HostLookup): Promise<string | null> {
+  const literal = ipLiteralOf(hostname);
+  if (literal !== null) {
+    return isPublicAddress(literal) ? null : `url host is a private address (${literal})`;
+  }
+  if (isLocalhost(hostname)) return 'url host must be a public host name, not localhost';
+
+  let addresses: string[];
+  try {
+    addresses = await lookup(hostname);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) return `url host ${hostname} does not resolve; check the host name`;
+  // Any private answer is enough: the client may pick any of them, and an attacker controls which.
+  const privateAddress = addresses.find((address) => !isPublicAddress(address));
+  return privateAddress === undefined ? null : `url host resolves to a private address (${privateAddress})`;
+}
+
+/** RFC 6761 reserves `localhost` and every name under it for loopback, whatever DNS says. */
+function isLocalhost(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
