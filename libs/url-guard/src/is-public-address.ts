@@ -17,6 +17,7 @@ const SIX_TO_FOUR = ipaddr.IPv6.parseCIDR('2002::/16');
 /** IANA's global unicast block. ipaddr.js calls unassigned space such as 4000::/3 and the
  * deprecated IPv4-compatible ::a.b.c.d form `unicast`; neither reaches a merchant. */
 const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE_DOTTED = /^\[?::[^:]*\./;
 
 /**
  * `ip` is an IPv4 or IPv6 literal, in any spelling ipaddr.js understands (`127.1`, `0x7f000001`,
@@ -24,15 +25,19 @@ const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
  * address at all is not public.
  */
 export function isPublicAddress(ip: string): boolean {
+  // ipaddr.js reads the deprecated IPv4-compatible `::a.b.c.d` as IPv4-mapped `::ffff:a.b.c.d`;
+  // it is not an address anyone can be reached at, so refuse it before that reading.
+  if (IPV4_COMPATIBLE_DOTTED.test(ip)) return false;
   const parsed = parseIp(ip);
   if (parsed === null) return false;
   return parsed.kind() === 'ipv4' ? isPublicIPv4(parsed as IPv4) : isPublicIPv6(parsed as IPv6);
 }
 
 function parseIp(ip: string): IPv4 | IPv6 | null {
-  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
   try {
-    return ipaddr.parse(bare);
+    // Brackets belong to IPv6 only (`[::1]`, as in a URL); `[127.0.0.1]` is not an address.
+    if (ip.startsWith('[') && ip.endsWith(']')) return ipaddr.IPv6.parse(ip.slice(1, -1));
+    return ipaddr.parse(ip);
   } catch {
     return null;
   }
