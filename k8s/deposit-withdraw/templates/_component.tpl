@@ -1,0 +1,198 @@
+{{/*
+One Deployment, Service, HPA and PDB per component, from the same templates: the four services run
+the same image and differ only in their folder, port, credentials and scaling. Each takes
+(dict "root" $ "key" "<values block>").
+*/}}
+
+{{/* Which credentials each component reads from the Secret (least privilege: the ui needs none). */}}
+{{- define "dw.componentSecretKeys" -}}
+{{- $keys := dict "apiGateway" (list "AMQP_URL") "transactionsSvc" (list "DATABASE_URL" "AMQP_URL" "ADMIN_TOKEN") "callbackSvc" (list "DATABASE_URL" "AMQP_URL") "ui" (list) }}
+{{- toJson (get $keys .key) }}
+{{- end }}
+
+{{- define "dw.deployment" -}}
+{{- $root := .root }}
+{{- $c := index $root.Values .key }}
+{{- $name := include "dw.componentName" . }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "dw.componentFullname" . }}
+  labels:
+    {{- include "dw.componentLabels" . | nindent 4 }}
+spec:
+  {{- if not (and $c.autoscaling $c.autoscaling.enabled) }}
+  replicas: {{ $c.replicaCount }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "dw.componentSelectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      annotations:
+        # Roll the pods when their configuration changes.
+        checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- if not $root.Values.secrets.existingSecret }}
+        checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
+        {{- end }}
+        {{- if $root.Values.metrics.scrapeAnnotations }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ $c.containerPort | quote }}
+        prometheus.io/path: /metrics
+        {{- end }}
+        {{- with $root.Values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      labels:
+        {{- include "dw.componentLabels" . | nindent 8 }}
+        {{- with $root.Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "dw.serviceAccountName" $root }}
+      automountServiceAccountToken: {{ $root.Values.serviceAccount.automountServiceAccountToken }}
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      terminationGracePeriodSeconds: {{ include "dw.terminationGracePeriodSeconds" $root }}
+      containers:
+        - name: {{ $name }}
+          image: {{ include "dw.image" $root | quote }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          workingDir: /app/apps/{{ $name }}
+          command: ["node", "--enable-source-maps", "--require", "./dist/instrumentation.js", "dist/main.js"]
+          securityContext:
+            {{- toYaml $root.Values.containerSecurityContext | nindent 12 }}
+          ports:
+            - name: http
+              containerPort: {{ $c.containerPort }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "dw.configMapName" $root }}
+          env:
+            - name: OTEL_SERVICE_NAME
+              value: {{ $name | quote }}
+            {{- range (include "dw.componentSecretKeys" . | fromJsonArray) }}
+            - name: {{ . }}
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "dw.secretName" $root }}
+                  key: {{ . }}
+            {{- end }}
+            {{- range $key, $value := $c.extraEnv }}
+            - name: {{ $key }}
+              value: {{ $value | toString | quote }}
+            {{- end }}
+          livenessProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            {{- toYaml $root.Values.probes.liveness | nindent 12 }}
+          readinessProbe:
+            httpGet:
+              path: /readyz
+              port: http
+            {{- toYaml $root.Values.probes.readiness | nindent 12 }}
+          startupProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            {{- toYaml $root.Values.probes.startup | nindent 12 }}
+          {{- if gt (int $root.Values.preStopSleepSeconds) 0 }}
+          lifecycle:
+            preStop:
+              exec:
+                # Keep serving while endpoints and load balancers stop sending new requests; the
+                # service's own SIGTERM handling then drains what is in flight.
+                command: ["sleep", {{ $root.Values.preStopSleepSeconds | quote }}]
+          {{- end }}
+          resources:
+            {{- toYaml $c.resources | nindent 12 }}
+          volumeMounts:
+            # The root filesystem is read-only; Node and its libraries may still want a /tmp.
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: 64Mi
+      {{- with $root.Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+
+{{- define "dw.service" -}}
+{{- $c := index .root.Values .key }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "dw.componentFullname" . }}
+  labels:
+    {{- include "dw.componentLabels" . | nindent 4 }}
+spec:
+  type: {{ $c.service.type }}
+  ports:
+    - name: http
+      port: {{ $c.service.port }}
+      targetPort: http
+      protocol: TCP
+  selector:
+    {{- include "dw.componentSelectorLabels" . | nindent 4 }}
+{{- end }}
+
+{{- define "dw.hpa" -}}
+{{- $c := index .root.Values .key }}
+{{- if $c.autoscaling.enabled }}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "dw.componentFullname" . }}
+  labels:
+    {{- include "dw.componentLabels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "dw.componentFullname" . }}
+  minReplicas: {{ $c.autoscaling.minReplicas }}
+  maxReplicas: {{ $c.autoscaling.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ $c.autoscaling.targetCPUUtilizationPercentage }}
+{{- end }}
+{{- end }}
+
+{{- define "dw.pdb" -}}
+{{- $c := index .root.Values .key }}
+{{- if $c.pdb.create }}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "dw.componentFullname" . }}
+  labels:
+    {{- include "dw.componentLabels" . | nindent 4 }}
+spec:
+  # maxUnavailable rather than minAvailable, so a single-replica component never blocks a node drain.
+  maxUnavailable: {{ $c.pdb.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "dw.componentSelectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,124 @@
+{{/*
+Names and labels, after `helm create`'s scaffold. Selector labels never carry the version, so an
+upgrade never tries to change a Deployment's immutable selector.
+*/}}
+
+{{/* The chart name, or nameOverride. */}}
+{{- define "dw.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The fully qualified app name: fullnameOverride, else <release>-<chart> (just <release> when it
+already contains the chart name). Truncated to 63 characters, the DNS label limit.
+*/}}
+{{- define "dw.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Chart name and version, for the helm.sh/chart label. */}}
+{{- define "dw.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels on every resource. */}}
+{{- define "dw.labels" -}}
+helm.sh/chart: {{ include "dw.chart" . }}
+{{ include "dw.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "dw.name" . }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Selector labels (no version). */}}
+{{- define "dw.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "dw.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Per-component helpers take a dict: (dict "root" $ "key" "apiGateway"), where key is the
+component's block in values.yaml.
+*/}}
+
+{{/* The component's process name, as in the repository: apiGateway -> api-gateway. */}}
+{{- define "dw.componentName" -}}
+{{- $names := dict "apiGateway" "api-gateway" "transactionsSvc" "transactions-svc" "callbackSvc" "callback-svc" "ui" "ui" "migration" "migrate" }}
+{{- required (printf "unknown component %q" .key) (get $names .key) }}
+{{- end }}
+
+{{/* <fullname>-<component>, the name of the component's Deployment, Service and friends. */}}
+{{- define "dw.componentFullname" -}}
+{{- printf "%s-%s" (include "dw.fullname" .root) (include "dw.componentName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "dw.componentLabels" -}}
+{{ include "dw.labels" .root }}
+app.kubernetes.io/component: {{ include "dw.componentName" . }}
+{{- end }}
+
+{{- define "dw.componentSelectorLabels" -}}
+{{ include "dw.selectorLabels" .root }}
+app.kubernetes.io/component: {{ include "dw.componentName" . }}
+{{- end }}
+
+{{/* The ServiceAccount the service pods run as. */}}
+{{- define "dw.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "dw.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret holding DATABASE_URL, AMQP_URL and ADMIN_TOKEN: the user's, or the chart's. */}}
+{{- define "dw.secretName" -}}
+{{- default (include "dw.fullname" .) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{- define "dw.configMapName" -}}
+{{- include "dw.fullname" . }}
+{{- end }}
+
+{{- define "dw.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* In-cluster base URL of a component's Service, e.g. for TRANSACTIONS_URL. */}}
+{{- define "dw.componentUrl" -}}
+{{- $c := index .root.Values .key }}
+{{- printf "http://%s:%v" (include "dw.componentFullname" .) $c.service.port }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds: the preStop sleep, then up to SHUTDOWN_TIMEOUT_MS of graceful
+shutdown (rounded up to whole seconds), plus a margin, so Kubernetes never SIGKILLs a pod that is
+still finishing its work within its own timeout.
+*/}}
+{{- define "dw.terminationGracePeriodSeconds" -}}
+{{- $shutdownSeconds := div (add (int .Values.config.shutdownTimeoutMs) 999) 1000 }}
+{{- add (int .Values.preStopSleepSeconds) $shutdownSeconds (int .Values.terminationGraceExtraSeconds) }}
+{{- end }}
+
+{{/* Fails the render early when credentials are neither given nor referenced. */}}
+{{- define "dw.validateSecrets" -}}
+{{- if not .Values.secrets.existingSecret }}
+{{- $_ := required "secrets.databaseUrl is required (or set secrets.existingSecret)" .Values.secrets.databaseUrl }}
+{{- $_ = required "secrets.amqpUrl is required (or set secrets.existingSecret)" .Values.secrets.amqpUrl }}
+{{- $_ = required "secrets.adminToken is required (or set secrets.existingSecret)" .Values.secrets.adminToken }}
+{{- end }}
+{{- end }}
