@@ -1,0 +1,72 @@
+/** Builds the gateway: auth + rate limit + validation + forwarding, OpenAPI and /docs. */
+import { Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
+import { createService } from '@dw/http-kit';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { authenticate } from './auth/authenticate';
+import { TokenBuckets } from './auth/token-bucket';
+import type { TokenResolver } from './auth/token-resolver';
+import { forward, forwardTo } from './forwarding';
+import { registerOpenApi } from './openapi';
+import { publicApiRoutes } from './routes/public-api';
+import { upstreamAlive, type Upstream } from './upstreams';
+
+export interface GatewayDeps {
+  logger: FastifyBaseLogger;
+  resolver: TokenResolver;
+  rateLimitPerSecond: number;
+  transactions: Upstream;
+  ui: Upstream;
+}
+
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = createService({
+    logger: deps.logger,
+    readiness: { 'transactions-svc': () => upstreamAlive(deps.transactions), ui: () => upstreamAlive(deps.ui) },
+  });
+  app.decorateRequest('merchantId', undefined);
+  const buckets = new TokenBuckets(deps.rateLimitPerSecond);
+  const sweep = setInterval(() => buckets.sweep(), 10_000).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await Promise.all([deps.transactions.pool.close(), deps.ui.pool.close()]);
+  });
+
+  await registerOpenApi(app);
+
+  await app.register(async (merchantApi) => {
+    await forwardTo(merchantApi, deps.transactions);
+    authenticate(merchantApi, deps.resolver, buckets);
+    publicApiRoutes(merchantApi);
+  });
+
+  await app.register(async (viewer) => {
+    await forwardTo(viewer, deps.ui);
+    authenticate(viewer, deps.resolver, buckets);
+    viewer.get(
+      '/ui/viewTransaction',
+      {
+        schema: {
+          summary: 'List transactions (filters, cursor) or view one with its callback attempts',
+          description: 'Accept: application/json gives JSON; Accept: text/html renders a page.',
+          tags: ['merchant'],
+          querystring: ViewTransactionQuery,
+          response: {
+            200: { oneOf: [TransactionPage, TransactionDetail] },
+            '4xx': Problem,
+          },
+        },
+      },
+      forward,
+    );
+  });
+
+  // The interactive page and its assets need no token: the page asks the merchant for it.
+  await app.register(async (pages) => {
+    await forwardTo(pages, deps.ui);
+    const hide = { schema: { hide: true } };
+    pages.get('/ui', hide, forward);
+    pages.get('/ui/assets/*', hide, forward);
+  });
+
+  return app;
+}

@@ -1,0 +1,31 @@
+/**
+ * Forwarding through @fastify/reply-from over keep-alive undici pools. The client's own
+ * x-merchant-id and token never reach the services; the authenticated merchant's id does.
+ */
+import { HEADER_API_TOKEN, HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
+import { sendProblem } from '@dw/http-kit';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Upstream } from './upstreams';
+
+/** Registers the upstream for a route scope; its handlers then call `forward`. */
+export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<void> {
+  await scope.register(replyFrom, { base: up.url, undici: up.pool });
+}
+
+export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.from(request.url, {
+    rewriteRequestHeaders: (req, headers) => {
+      const out = { ...headers };
+      delete out[HEADER_API_TOKEN];
+      delete out[HEADER_MERCHANT_ID];
+      out[HEADER_REQUEST_ID] = String(req.id);
+      if (req.merchantId) out[HEADER_MERCHANT_ID] = req.merchantId;
+      return out;
+    },
+    onError: (rep, { error }) => {
+      rep.request.log.warn({ err: error }, 'upstream unavailable');
+      sendProblem(rep.request as FastifyRequest, rep as FastifyReply, 503, 'service_unavailable', 'A service this request needs is unavailable; retry later.');
+    },
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The merchant API: validated here against the contract's schemas (which also feed /openapi.json),
+ * then forwarded to transactions-svc with the authenticated merchant's id.
+ */
+import {
+  CallbackUrls,
+  CreateDepositBody,
+  CreateWithdrawBody,
+  Problem,
+  Transaction,
+  UpdateCallbackUrlBody,
+} from '@dw/contracts';
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import { forward } from '../forwarding';
+
+const errors = { '4xx': Problem, '5xx': Problem };
+
+function doc(summary: string, schema: Record<string, unknown>): RouteShorthandOptions {
+  return { schema: { summary, tags: ['merchant'], ...schema } };
+}
+
+export function publicApiRoutes(app: FastifyInstance): void {
+  app.post(
+    '/api/createDeposit',
+    doc('Create a deposit (idempotent per orderId)', {
+      body: CreateDepositBody,
+      response: { 201: Transaction, 200: Transaction, ...errors },
+    }),
+    forward,
+  );
+  app.post(
+    '/api/createWithdraw',
+    doc('Create a withdraw (idempotent per orderId)', {
+      body: CreateWithdrawBody,
+      response: { 201: Transaction, 200: Transaction, ...errors },
+    }),
+    forward,
+  );
+  app.get('/api/getCallbackUrls', doc('Read both callback URLs', { response: { 200: CallbackUrls, ...errors } }), forward);
+  app.put(
+    '/api/updateCallbackUrlDeposit',
+    doc('Set or clear the deposit callback URL', { body: UpdateCallbackUrlBody, response: { 200: CallbackUrls, ...errors } }),
+    forward,
+  );
+  app.put(
+    '/api/updateCallbackUrlWithdraw',
+    doc('Set or clear the withdraw callback URL', { body: UpdateCallbackUrlBody, response: { 200: CallbackUrls, ...errors } }),
+    forward,
+  );
+}

@@ -1,0 +1,44 @@
+/** Keep-alive undici pools to the services the gateway forwards to. */
+import { serviceUnavailable } from '@dw/http-kit';
+import { Pool } from 'undici';
+import type { TokenLookup } from './auth/token-resolver';
+
+export interface Upstream {
+  url: string;
+  pool: Pool;
+}
+
+export function upstream(url: string, timeoutMs: number): Upstream {
+  return {
+    url,
+    pool: new Pool(url, { connections: 64, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
+  };
+}
+
+/** Asks transactions-svc which merchant holds a token hash; a lost upstream is a 503, never a 401. */
+export function tokenLookupVia(transactions: Upstream): TokenLookup {
+  return async (tokenHash) => {
+    let res;
+    try {
+      res = await transactions.pool.request({
+        method: 'POST',
+        path: '/internal/auth/resolve',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tokenHash }),
+      });
+    } catch {
+      throw serviceUnavailable();
+    }
+    const body = (await res.body.json().catch(() => undefined)) as { merchantId?: string; tokenHash?: string } | undefined;
+    if (res.statusCode === 404) return undefined;
+    if (res.statusCode !== 200 || typeof body?.merchantId !== 'string') throw serviceUnavailable();
+    return body.merchantId;
+  };
+}
+
+/** Readiness: the upstream's /healthz answers 200. */
+export async function upstreamAlive(up: Upstream): Promise<void> {
+  const res = await up.pool.request({ method: 'GET', path: '/healthz', headersTimeout: 1500, bodyTimeout: 1500 });
+  await res.body.dump();
+  if (res.statusCode !== 200) throw new Error(`${up.url} answered ${res.statusCode}`);
+}

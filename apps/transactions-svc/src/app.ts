@@ -1,0 +1,47 @@
+/** Builds the transactions-svc Fastify instance; main.ts starts it, tests inject into it. */
+import type { TransactionsConfig } from '@dw/config';
+import { createService } from '@dw/http-kit';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { PrismaClient } from './generated/prisma/client';
+import { mapDatabaseError } from './db-errors';
+import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
+import { callbackUrlRoutes } from './routes/callback-urls';
+import { createTransactionRoutes } from './routes/create-transaction';
+import { internalAuthRoutes } from './routes/internal-auth';
+import { requireMerchant } from './routes/merchant-scope';
+import { operatorRoutes } from './routes/operator-status';
+import { viewTransactionRoutes } from './routes/view-transactions';
+
+export interface AppDeps {
+  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts'>;
+  db: PrismaClient;
+  logger: FastifyBaseLogger;
+}
+
+export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
+  const app = createService({
+    logger,
+    readiness: { postgresql: () => db.$queryRaw`SELECT 1` },
+    mapError: mapDatabaseError,
+  });
+
+  app.register(async (merchantApi) => {
+    requireMerchant(merchantApi);
+    createTransactionRoutes(merchantApi, db);
+    callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
+    viewTransactionRoutes(merchantApi, db);
+  });
+  operatorRoutes(app, db, config.adminToken);
+  internalAuthRoutes(app, db);
+
+  let settler: Settler | undefined;
+  if (config.sandboxSettleMs > 0) {
+    app.addHook('onReady', async () => {
+      settler = startSandboxSettler(db, config.sandboxSettleMs, app.log);
+    });
+  }
+  app.addHook('onClose', async () => {
+    await settler?.stop();
+  });
+  return app;
+}

@@ -1,0 +1,29 @@
+/**
+ * Opaque keyset cursor for lists ordered newest first by (createdAt, id). New rows land above the
+ * cursor, so paging never skips or repeats a row while transactions keep arriving.
+ */
+export interface CursorPosition {
+  createdAt: string;
+  id: string;
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function encodeCursor(pos: CursorPosition): string {
+  return Buffer.from(JSON.stringify([pos.createdAt, pos.id])).toString('base64url');
+}
+
+/** The position, or undefined when the cursor was not made by encodeCursor. */
+export function decodeCursor(cursor: string): CursorPosition | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 2) return undefined;
+    const [createdAt, id] = value as unknown[];
+    if (typeof createdAt !== 'string' || !ISO_MS.test(createdAt) || Number.isNaN(Date.parse(createdAt))) return undefined;
+    if (typeof id !== 'string' || !UUID.test(id)) return undefined;
+    return { createdAt, id };
+  } catch {
+    return undefined;
+  }
+}

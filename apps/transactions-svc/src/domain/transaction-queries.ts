@@ -1,0 +1,66 @@
+/** Reads for the merchant's viewer: one page of transactions, or one with its events and attempts. */
+import type { Transaction, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
+import { LIST_LIMIT_DEFAULT } from '@dw/contracts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { decodeCursor, encodeCursor } from './cursor';
+import { transactionJson } from './transaction-sql';
+
+export class BadCursorError extends Error {}
+
+export async function listTransactions(
+  db: PrismaClient,
+  merchantId: string,
+  q: ViewTransactionQuery,
+): Promise<TransactionPage> {
+  const limit = q.limit ?? LIST_LIMIT_DEFAULT;
+  const where: Prisma.Sql[] = [Prisma.sql`t.merchant_id = ${merchantId}::uuid`];
+  if (q.type) where.push(Prisma.sql`t.type = ${q.type}::transaction_type`);
+  if (q.status) where.push(Prisma.sql`t.status = ${q.status}::transaction_status`);
+  if (q.orderId) where.push(Prisma.sql`t.order_id = ${q.orderId}`);
+  if (q.from) where.push(Prisma.sql`t.created_at >= ${q.from}::timestamptz`);
+  if (q.to) where.push(Prisma.sql`t.created_at < ${q.to}::timestamptz`);
+  if (q.cursor) {
+    const pos = decodeCursor(q.cursor);
+    if (!pos) throw new BadCursorError();
+    where.push(Prisma.sql`(t.created_at, t.id) < (${pos.createdAt}::timestamptz, ${pos.id}::uuid)`);
+  }
+  const rows = await db.$queryRaw<{ tx: Transaction }[]>`
+    SELECT ${transactionJson('t')} AS tx FROM transactions t
+    WHERE ${Prisma.join(where, ' AND ')}
+    ORDER BY t.created_at DESC, t.id DESC
+    LIMIT ${limit + 1}`;
+  const items = rows.slice(0, limit).map((r) => r.tx);
+  const last = items[items.length - 1];
+  const nextCursor = rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null;
+  return { items, nextCursor };
+}
+
+export async function transactionDetail(
+  db: PrismaClient,
+  merchantId: string,
+  id: string,
+): Promise<TransactionDetail | undefined> {
+  const [row] = await db.$queryRaw<{ tx: Transaction; traceparent: string | null }[]>`
+    SELECT ${transactionJson('t')} AS tx, t.traceparent FROM transactions t
+    WHERE t.id = ${id}::uuid AND t.merchant_id = ${merchantId}::uuid`;
+  if (!row) return undefined;
+  const events = await db.$queryRaw<TransactionDetail['events']>`
+    SELECT e.id, e.type,
+           to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+           json_build_object(
+             'status', COALESCE(d.status::text, 'pending'),
+             'attempts', COALESCE((
+               SELECT json_agg(json_build_object(
+                        'attempt', a.attempt,
+                        'at', to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
+                      ORDER BY a.attempt, a.id)
+               FROM callback_attempts a WHERE a.event_id = e.id), '[]'::json)
+           ) AS delivery
+    FROM transaction_events e
+    LEFT JOIN callback_deliveries d ON d.event_id = e.id
+    WHERE e.transaction_id = ${id}::uuid
+    ORDER BY e.sequence`;
+  const traceId = row.traceparent?.split('-')[1] ?? null;
+  return { transaction: row.tx, events, traceId };
+}

@@ -1,0 +1,19 @@
+import { ConfigError, loadTransactionsConfig } from '@dw/config';
+import { runService } from '@dw/http-kit';
+import { createLogger } from '@dw/telemetry';
+import { buildApp } from './app';
+import { createPrisma } from './db/prisma';
+
+async function main() {
+  const config = loadTransactionsConfig();
+  const logger = createLogger('transactions-svc', config.logLevel);
+  const db = createPrisma(config.databaseUrl, config.databasePoolSize);
+  const app = buildApp({ config, db, logger });
+  app.addHook('onClose', async () => db.$disconnect());
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,98 @@
+import { startTestService, type TestService } from '../support/service';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService('view');
+});
+afterAll(async () => svc?.close());
+
+let n = 0;
+async function create(merchant: string, type: 'deposit' | 'withdraw' = 'deposit', orderId = `v-${++n}`) {
+  const url = type === 'deposit' ? '/api/createDeposit' : '/api/createWithdraw';
+  const payload: Record<string, string> = { amount: `${n}.25`, currency: 'USD', orderId };
+  if (type === 'withdraw') payload.destination = 'acct';
+  return (await svc.as(merchant, { method: 'POST', url, payload })).json();
+}
+const list = (query: string, merchant = svc.merchantA) =>
+  svc.as(merchant, { method: 'GET', url: `/api/transactions?${query}` });
+
+describe('GET /api/transactions (the list behind /ui/viewTransaction)', () => {
+  it('lists only the merchant’s own transactions, newest first, with the default limit of 20', async () => {
+    for (let i = 0; i < 22; i++) await create(svc.merchantA);
+    await create(svc.merchantB);
+    const res = await list('');
+    expect(res.statusCode).toBe(200);
+    const page = res.json();
+    expect(page.items).toHaveLength(20);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const times = page.items.map((t: { createdAt: string }) => t.createdAt);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+
+  it('pages with the cursor without skipping or repeating a row while new rows arrive', async () => {
+    const all = (await list('limit=100')).json().items.map((t: { id: string }) => t.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: any = (await list(`limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
+      seen.push(...res.items.map((t: { id: string }) => t.id));
+      cursor = res.nextCursor;
+      await create(svc.merchantA); // arrives between pages
+    } while (cursor);
+    expect(seen).toEqual(all);
+  });
+
+  it('filters by type, status, orderId and a [from, to) range on createdAt', async () => {
+    const w = await create(svc.merchantA, 'withdraw', 'filter-me');
+    expect((await list('type=withdraw')).json().items.every((t: { type: string }) => t.type === 'withdraw')).toBe(true);
+    expect((await list('orderId=filter-me')).json().items.map((t: { id: string }) => t.id)).toEqual([w.id]);
+    expect((await list('status=completed')).json().items).toEqual([]);
+    const at = encodeURIComponent(w.createdAt);
+    const from = (await list(`from=${at}&orderId=filter-me`)).json().items;
+    const to = (await list(`to=${at}&orderId=filter-me`)).json().items;
+    expect(from.map((t: { id: string }) => t.id)).toEqual([w.id]);
+    expect(to).toEqual([]);
+  });
+
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'type=refund', 'status=done', 'from=yesterday', 'cursor=garbage', 'bogus=1'])(
+    'answers 400 validation_failed for %s',
+    async (query) => {
+      const res = await list(query);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', errors: expect.any(Array) });
+    },
+  );
+});
+
+describe('GET /api/transactions/{id}', () => {
+  it('answers the transaction with its events in sequence order and their deliveries', async () => {
+    const tx = await create(svc.merchantA);
+    const res = await svc.as(svc.merchantA, { method: 'GET', url: `/api/transactions/${tx.id}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      transaction: tx,
+      events: [
+        {
+          id: expect.stringMatching(/^evt_/),
+          type: 'deposit.pending',
+          createdAt: tx.createdAt,
+          delivery: { status: 'pending', attempts: [] },
+        },
+      ],
+      traceId: null,
+    });
+  });
+
+  it('answers 404 for another merchant’s transaction, exactly like an unknown id', async () => {
+    const tx = await create(svc.merchantA);
+    const other = await svc.as(svc.merchantB, { method: 'GET', url: `/api/transactions/${tx.id}` });
+    const unknown = await svc.as(svc.merchantB, {
+      method: 'GET',
+      url: '/api/transactions/00000000-0000-4000-8000-000000000000',
+    });
+    expect(other.statusCode).toBe(404);
+    expect(unknown.statusCode).toBe(404);
+    const strip = (b: Record<string, unknown>) => ({ ...b, requestId: undefined });
+    expect(strip(other.json())).toEqual(strip(unknown.json()));
+  });
+});

@@ -1,0 +1,73 @@
+/** A transactions-svc instance on its own fresh database, with one or two merchants, for route tests. */
+import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import pino from 'pino';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app';
+import { createPrisma } from '../../src/db/prisma';
+import type { PrismaClient } from '../../src/generated/prisma/client';
+import { createTestDatabase } from './database';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export interface TestService {
+  app: FastifyInstance;
+  db: PrismaClient;
+  url: string;
+  merchantA: string;
+  merchantB: string;
+  /** inject as a merchant (the gateway would add x-merchant-id) */
+  as(merchantId: string, opts: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  close(): Promise<void>;
+}
+
+export async function insertMerchant(db: PrismaClient, name = 'Test merchant'): Promise<string> {
+  const id = randomUUID();
+  await db.merchant.create({
+    data: {
+      id,
+      name,
+      apiTokenHash: createHash('sha256').update(randomUUID()).digest('hex'),
+      callbackSigningSecret: 'whsec_dGVzdA==',
+    },
+  });
+  return id;
+}
+
+export async function startTestService(
+  label: string,
+  config: Partial<AppDeps['config']> = {},
+): Promise<TestService> {
+  const database = await createTestDatabase(label);
+  const db = createPrisma(database.url, 5);
+  const app = buildApp({
+    config: { adminToken: ADMIN_TOKEN, sandboxSettleMs: 0, allowPrivateHosts: false, ...config },
+    db,
+    logger: pino({ level: 'silent' }),
+  });
+  await app.ready();
+  const merchantA = await insertMerchant(db, 'A');
+  const merchantB = await insertMerchant(db, 'B');
+  return {
+    app,
+    db,
+    url: database.url,
+    merchantA,
+    merchantB,
+    as: (merchantId, opts) =>
+      app.inject({ ...opts, headers: { 'x-merchant-id': merchantId, ...(opts.headers ?? {}) } }),
+    async close() {
+      await app.close();
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
+
+/** Rows a create may write: used to prove that refused input changes nothing. */
+export async function rowCounts(db: PrismaClient) {
+  const [row] = await db.$queryRaw<{ tx: bigint; ev: bigint; ob: bigint; dl: bigint }[]>`
+    SELECT (SELECT count(*) FROM transactions) AS tx, (SELECT count(*) FROM transaction_events) AS ev,
+           (SELECT count(*) FROM outbox) AS ob, (SELECT count(*) FROM callback_deliveries) AS dl`;
+  return { tx: Number(row!.tx), ev: Number(row!.ev), ob: Number(row!.ob), dl: Number(row!.dl) };
+}

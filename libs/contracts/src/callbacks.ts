@@ -1,0 +1,22 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const CallbackUrls = Type.Object(
+  {
+    depositCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+    withdrawCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false, $id: 'CallbackUrls' },
+);
+export type CallbackUrls = Static<typeof CallbackUrls>;
+
+export const UpdateCallbackUrlBody = Type.Object(
+  {
+    url: Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], {
+      description:
+        'Absolute http/https URL without user:password, at most 2048 characters, whose host is public (unless the ' +
+        'deployment allows private hosts); null removes it',
+    }),
+  },
+  { additionalProperties: false, $id: 'UpdateCallbackUrlBody' },
+);
+export type UpdateCallbackUrlBody = Static<typeof UpdateCallbackUrlBody>;

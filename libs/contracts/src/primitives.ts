@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+
+/** Any Unicode character except the control characters U+0000–U+001F and U+007F. */
+const PRINTABLE = '^[^\\u0000-\\u001F\\u007F]+$';
+
+/** Positive decimal: at most 18 integer and 8 fraction digits, no sign, no exponent, at least one non-zero digit. */
+export const AMOUNT_PATTERN = '^(?=[0-9.]*[1-9])[0-9]{1,18}(\\.[0-9]{1,8})?$';
+
+export const Amount = Type.String({
+  pattern: AMOUNT_PATTERN,
+  description: 'Decimal string > 0, up to 18 integer and 8 fraction digits, e.g. "100.50". Never a JSON number.',
+  examples: ['100.50'],
+});
+
+export const Currency = Type.String({
+  pattern: '^[A-Z0-9]{3,10}$',
+  description: '3–10 characters A–Z and 0–9',
+  examples: ['USD', 'USDT'],
+});
+
+export const OrderId = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: PRINTABLE,
+  description: "The merchant's own reference: unique per merchant and transaction type",
+  examples: ['order-42'],
+});
+
+export const Description = Type.String({ maxLength: 500 });
+
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+  maxProperties: 20,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description: 'Up to 20 keys of 1–40 characters, string values of at most 500 characters',
+});
+
+export const Destination = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: PRINTABLE,
+  description: 'The account or wallet that receives the funds',
+});
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
+export const TRANSACTION_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed', 'skipped'] as const;
+
+export const TransactionType = Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t)));
+export const TransactionStatus = Type.Union(TRANSACTION_STATUSES.map((s) => Type.Literal(s)));
+export const DeliveryStatus = Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)));
+
+export type TransactionTypeName = (typeof TRANSACTION_TYPES)[number];
+export type TransactionStatusName = (typeof TRANSACTION_STATUSES)[number];
+export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];

@@ -1,0 +1,59 @@
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  Amount,
+  Currency,
+  Description,
+  Destination,
+  Metadata,
+  OrderId,
+  Timestamp,
+  TransactionStatus,
+  TransactionType,
+  Uuid,
+} from './primitives';
+
+const createFields = {
+  amount: Amount,
+  currency: Currency,
+  orderId: OrderId,
+  description: Type.Optional(Description),
+  metadata: Type.Optional(Metadata),
+};
+
+export const CreateDepositBody = Type.Object(createFields, { additionalProperties: false, $id: 'CreateDepositBody' });
+export const CreateWithdrawBody = Type.Object(
+  { ...createFields, destination: Destination },
+  { additionalProperties: false, $id: 'CreateWithdrawBody' },
+);
+export type CreateDepositBody = Static<typeof CreateDepositBody>;
+export type CreateWithdrawBody = Static<typeof CreateWithdrawBody>;
+
+export const Transaction = Type.Object(
+  {
+    id: Uuid,
+    type: TransactionType,
+    status: TransactionStatus,
+    amount: Type.String({ description: 'Exactly the decimal the transaction was created with' }),
+    currency: Type.String(),
+    orderId: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    metadata: Type.Record(Type.String(), Type.String()),
+    destination: Type.Union([Type.String(), Type.Null()], { description: 'Withdraws only; null on deposits' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false, $id: 'Transaction' },
+);
+export type Transaction = Static<typeof Transaction>;
+
+/** Operator API of transactions-svc (not routed by the gateway). */
+export const StatusChangeBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type StatusChangeBody = Static<typeof StatusChangeBody>;
+
+export const TransactionIdParams = Type.Object({ id: Uuid }, { additionalProperties: false });

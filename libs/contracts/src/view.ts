@@ -1,0 +1,63 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DeliveryStatus, OrderId, Timestamp, TransactionStatus, TransactionType, Uuid } from './primitives';
+import { Transaction } from './transactions';
+
+export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MAX = 100;
+
+export const ViewTransactionQuery = Type.Object(
+  {
+    id: Type.Optional(Uuid),
+    type: Type.Optional(TransactionType),
+    status: Type.Optional(TransactionStatus),
+    orderId: Type.Optional(OrderId),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt >= from' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt < to' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+export type ViewTransactionQuery = Static<typeof ViewTransactionQuery>;
+
+export const TransactionPage = Type.Object(
+  { items: Type.Array(Transaction), nextCursor: Type.Union([Type.String(), Type.Null()]) },
+  { additionalProperties: false, $id: 'TransactionPage' },
+);
+export type TransactionPage = Static<typeof TransactionPage>;
+
+export const DeliveryAttempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1 }),
+    at: Timestamp,
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    durationMs: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionEventView = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    createdAt: Timestamp,
+    delivery: Type.Object(
+      { status: DeliveryStatus, attempts: Type.Array(DeliveryAttempt) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionDetail = Type.Object(
+  {
+    transaction: Transaction,
+    events: Type.Array(TransactionEventView),
+    traceId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { additionalProperties: false, $id: 'TransactionDetail' },
+);
+export type TransactionDetail = Static<typeof TransactionDetail>;
+
+export { Uuid as TransactionId, OrderId as OrderIdSchema };

@@ -1,0 +1,55 @@
+/**
+ * The Fastify instance every service starts from: logger, request ids, strict validation,
+ * problem+json errors, HTTP metrics and health routes. Each app's app.ts adds its own routes.
+ */
+import { HEADER_REQUEST_ID } from '@dw/contracts';
+import { httpRequestDuration } from '@dw/telemetry';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ApiError } from './errors';
+import { registerHealthRoutes, type ReadinessCheck } from './health';
+import { registerProblemHandling } from './problem-handler';
+import { genReqId } from './request-id';
+import { validatorCompiler } from './validation';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface ServiceOptions {
+  logger: FastifyBaseLogger;
+  readiness: Record<string, ReadinessCheck>;
+  bodyLimit?: number;
+  /** Turns dependency errors (a lost database connection, say) into problems such as 503. */
+  mapError?: (error: unknown) => ApiError | undefined;
+}
+
+export function createService(opts: ServiceOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    genReqId,
+    requestIdLogLabel: 'request_id',
+    disableRequestLogging: true,
+    bodyLimit: opts.bodyLimit ?? BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    routerOptions: { maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.
+  app.removeContentTypeParser('text/plain');
+  registerProblemHandling(app, opts.mapError);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(HEADER_REQUEST_ID, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    httpRequestDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
+    request.log.info(
+      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request done',
+    );
+  });
+
+  registerHealthRoutes(app, opts.readiness);
+  return app;
+}

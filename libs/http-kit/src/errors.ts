@@ -1,0 +1,54 @@
+/**
+ * Every error the API answers with, declared once with a stable code (the `code` of the problem
+ * body). Handlers throw these; the problem handler turns them into application/problem+json.
+ */
+import createError from '@fastify/error';
+import type { ProblemCode } from '@dw/contracts';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    public readonly statusCode: number,
+    public readonly code: ProblemCode,
+    message: string,
+    public readonly errors?: FieldError[],
+    public readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const unauthorized = () =>
+  new ApiError(401, 'unauthorized', 'Send a valid API token in the serviceApiToken header.');
+export const validationFailed = (errors: FieldError[], detail = 'The request is not valid; see errors.') =>
+  new ApiError(400, 'validation_failed', detail, errors);
+export const notFound = (detail = 'No such resource.') => new ApiError(404, 'not_found', detail);
+export const conflict = (detail: string) => new ApiError(409, 'conflict', detail);
+export const invalidTransition = (detail: string) => new ApiError(409, 'invalid_transition', detail);
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} s.`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
+export const serviceUnavailable = (detail = 'A service this request needs is unavailable; retry later.') =>
+  new ApiError(503, 'service_unavailable', detail);
+
+/** For code that must throw a Fastify-style error (plugins); mapped like ApiError. */
+export const FST_DW_UPSTREAM_UNAVAILABLE = createError('FST_DW_UPSTREAM_UNAVAILABLE', 'Upstream unavailable', 503);
+
+export const PROBLEM_TITLES: Record<ProblemCode, string> = {
+  unauthorized: 'Unauthorized',
+  validation_failed: 'Validation failed',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  invalid_transition: 'Invalid status transition',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  service_unavailable: 'Service unavailable',
+  internal: 'Internal error',
+};

@@ -1,0 +1,85 @@
+/**
+ * Turns every error into application/problem+json (RFC 9457) with a stable `code`. 4xx details say
+ * what to fix; 5xx bodies never carry internal messages or stacks.
+ */
+import type { ProblemCode } from '@dw/contracts';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import { ApiError } from './errors';
+import { sendProblem } from './problem';
+import { fieldErrors } from './validation';
+
+const FASTIFY_CODES: Record<string, { status: number; code: ProblemCode; detail: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', detail: 'The request body exceeds 64 KiB.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    detail: 'Send the body as application/json.',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'validation_failed',
+    detail: 'The body is empty; send a JSON object.',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'validation_failed', detail: 'The body is not valid JSON.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'validation_failed',
+    detail: 'Content-Length does not match the body.',
+  },
+};
+
+const STATUS_CODES: Record<number, ProblemCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+export function registerProblemHandling(
+  app: FastifyInstance,
+  mapError: (error: unknown) => ApiError | undefined = () => undefined,
+): void {
+  app.setErrorHandler((raw: FastifyError | ApiError, request, reply) => {
+    const error = raw instanceof ApiError ? raw : (mapError(raw) ?? raw);
+    if (error instanceof ApiError) {
+      if (error.headers) reply.headers(error.headers);
+      return sendProblem(request, reply, error.statusCode, error.code, error.message, error.errors);
+    }
+    const fe = error as FastifyError;
+    if (fe.validation) {
+      const where = fe.validationContext ?? 'request';
+      const errors = fieldErrors(fe.validation as unknown as ErrorObject[]).map((e) =>
+        where === 'body' ? e : { ...e, path: `${where}:${e.path}` },
+      );
+      return sendProblem(request, reply, 400, 'validation_failed', `The ${where} is not valid; see errors.`, errors);
+    }
+    const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (known) {
+      const errors = known.code === 'validation_failed' ? [{ path: '/', message: known.detail }] : undefined;
+      return sendProblem(request, reply, known.status, known.code, known.detail, errors);
+    }
+    const status = fe.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Malformed JSON surfaces as a SyntaxError with status 400; other 4xx keep Fastify's message.
+      const code = STATUS_CODES[status] ?? 'validation_failed';
+      const detail = fe instanceof SyntaxError ? 'The body is not valid JSON.' : fe.message;
+      const errors = code === 'validation_failed' ? [{ path: '/', message: detail }] : undefined;
+      return sendProblem(request, reply, status, code, detail, errors);
+    }
+    if (status === 503) {
+      return sendProblem(request, reply, 503, 'service_unavailable', 'A dependency is unavailable; retry later.');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, 500, 'internal', 'An internal error occurred; it has been logged.');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, 404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+  );
+}

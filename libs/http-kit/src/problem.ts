@@ -1,0 +1,37 @@
+import { PROBLEM_CONTENT_TYPE, type Problem, type ProblemCode } from '@dw/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_TITLES, type FieldError } from './errors';
+
+export const PROBLEM_TYPE_BASE = 'https://docs.deposit-withdraw.dev/errors/';
+
+export function problemBody(
+  request: FastifyRequest,
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  errors?: FieldError[],
+): Problem {
+  return {
+    type: PROBLEM_TYPE_BASE + code,
+    title: PROBLEM_TITLES[code],
+    status,
+    detail,
+    code,
+    requestId: String(request.id),
+    ...(errors ? { errors } : {}),
+  };
+}
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  errors?: FieldError[],
+): FastifyReply {
+  return reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problemBody(request, status, code, detail, errors)));
+}
