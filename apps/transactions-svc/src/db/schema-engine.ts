@@ -1,0 +1,105 @@
+// Migrations without Prisma's native schema engine (it cannot be downloaded here): the same steps
+// as `prisma migrate deploy` / `prisma migrate dev`, driven through Prisma's official WASM engine
+// and @prisma/adapter-pg. Files, checksums and the _prisma_migrations table are the native CLI's.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { ensureDatabase } from './ensure-database';
+import { migrationAdapterFactory } from './migration-adapter';
+import { findPrismaDir, readMigrationsList, writeMigration } from './migrations-dir';
+import { type SchemaEngine, schemaEngineClass } from './wasm-schema-engine';
+
+export { ensureDatabase } from './ensure-database';
+
+export type MigrationPaths = {
+  /** Folder holding schema.prisma and migrations/; default: the app's prisma/ folder. */
+  prismaDir?: string;
+};
+
+const NO_FILTER: SchemaFilter = { externalTables: [], externalEnums: [] };
+
+function resolvePaths(options: MigrationPaths) {
+  const prismaDir = options.prismaDir ?? findPrismaDir();
+  return { schemaPath: path.join(prismaDir, 'schema.prisma'), migrationsDir: path.join(prismaDir, 'migrations') };
+}
+
+/** Runs `work` with a fresh engine on `url`, then frees it and closes every connection it opened. */
+async function withEngine<T>(url: string, schemaPath: string, work: (engine: SchemaEngine) => Promise<T>): Promise<T> {
+  const schema = await readFile(schemaPath, 'utf8');
+  const factory = migrationAdapterFactory(url);
+  const log = (line: string) => {
+    if (process.env.DEBUG_SCHEMA_ENGINE) process.stderr.write(`schema-engine: ${line}\n`);
+  };
+  const engine = await schemaEngineClass().new(
+    { datamodels: [[schemaPath, schema]] },
+    log,
+    bindMigrationAwareSqlAdapterFactory(factory),
+  );
+  try {
+    return await work(engine);
+  } finally {
+    engine.free();
+    await factory.closeAll();
+  }
+}
+
+/**
+ * `prisma migrate deploy`: applies the migrations of prisma/migrations that `url`'s database has
+ * not applied yet, in order. Returns their names (empty when the database was up to date).
+ * Concurrent deploys serialise on the engine's advisory lock. The database must exist
+ * (see ensureDatabase).
+ */
+export async function deployMigrations(url: string, options: MigrationPaths = {}): Promise<string[]> {
+  const { schemaPath, migrationsDir } = resolvePaths(options);
+  const migrationsList = await readMigrationsList(migrationsDir);
+  return withEngine(url, schemaPath, async (engine) => {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
+    return appliedMigrationNames;
+  });
+}
+
+async function refuseReset(engine: SchemaEngine, migrationsList: MigrationList): Promise<void> {
+  const { action } = await engine.devDiagnostic({ migrationsList, filters: NO_FILTER });
+  if (action.tag === 'reset') {
+    throw new Error(`the database needs a reset before a new migration can be created: ${action.reason}`);
+  }
+}
+
+export type CreateMigrationResult = {
+  /** Pending migrations applied to the development database before diffing. */
+  applied: string[];
+  /** Folder name of the new migration, or null when schema.prisma matches the migrations. */
+  created: string | null;
+  /** Data-loss warnings the engine raised for the new migration. */
+  warnings: string[];
+};
+
+/**
+ * `prisma migrate dev --name <name>` for developers: brings `url`'s database up to date, diffs
+ * schema.prisma against the migrations (replayed in a throwaway shadow database), writes
+ * prisma/migrations/<timestamp>_<name>/migration.sql when they differ, and applies it.
+ * Refuses, instead of resetting, when the database has drifted from the migration history.
+ */
+export async function createMigration(url: string, name: string, options: MigrationPaths = {}): Promise<CreateMigrationResult> {
+  const { schemaPath, migrationsDir } = resolvePaths(options);
+  await ensureDatabase(url);
+  const migrationsList = await readMigrationsList(migrationsDir);
+  // The engine attaches its shadow database during devDiagnostic and loses it once applyMigrations
+  // has applied something: the catch-up and the diff each get their own engine and diagnostic.
+  const applied = await withEngine(url, schemaPath, async (engine) => {
+    await refuseReset(engine, migrationsList);
+    return (await engine.applyMigrations({ migrationsList, filters: NO_FILTER })).appliedMigrationNames;
+  });
+  const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, 'utf8') }] };
+  const { created, warnings } = await withEngine(url, schemaPath, async (engine) => {
+    await refuseReset(engine, migrationsList);
+    const loss = await engine.evaluateDataLoss({ migrationsList, schema, filters: NO_FILTER });
+    const output = await engine.createMigration({ draft: false, migrationName: name, migrationsList, schema, filters: NO_FILTER });
+    if (output.migrationScript === null) return { created: null, warnings: [] };
+    await writeMigration(migrationsDir, output.generatedMigrationName, output.migrationScript, output.connectorType);
+    return { created: output.generatedMigrationName, warnings: loss.warnings.map((w) => w.message) };
+  });
+  if (created) await deployMigrations(url, options);
+  return { applied, created, warnings };
+}
