@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// `npm start`: the whole system on one machine. Builds the apps, checks PostgreSQL and RabbitMQ,
+// creates the database and applies migrations, makes sure a demo merchant exists (and prints a
+// fresh token for it), then runs the four services until Ctrl-C. Demo defaults
+// (SANDBOX_SETTLE_MS=3000, CALLBACK_ALLOW_PRIVATE_HOSTS=true) apply only where the environment is silent.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+const root = path.resolve(import.meta.dirname, '..');
+const env = { ...process.env };
+env.SANDBOX_SETTLE_MS ??= '3000';
+env.CALLBACK_ALLOW_PRIVATE_HOSTS ??= 'true';
+env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
+env.AMQP_URL ??= 'amqp://guest:guest@127.0.0.1:5672';
+env.CHECKPOINT_DISABLE ??= '1';
+const generatedAdminToken = env.ADMIN_TOKEN ? undefined : randomBytes(24).toString('base64url');
+env.ADMIN_TOKEN ??= generatedAdminToken;
+
+const SERVICES = [
+  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? '3001' },
+  { name: 'callback-svc', port: env.CALLBACK_PORT ?? '3002' },
+  { name: 'ui', port: env.UI_PORT ?? '3003' },
+  { name: 'api-gateway', port: env.GATEWAY_PORT ?? '3000' },
+];
+
+function step(msg) {
+  console.error(`[start] ${msg}`);
+}
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, env, stdio: ['ignore', opts.capture ? 'pipe' : 'inherit', 'inherit'], encoding: 'utf8' });
+  if (res.status !== 0) {
+    step(`failed: ${cmd} ${args.join(' ')}`);
+    process.exit(res.status ?? 1);
+  }
+  return res.stdout;
+}
+
+function reachable(url, defaultPort) {
+  const u = new URL(url);
+  const port = Number(u.port || defaultPort);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port, timeout: 3000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(false));
+  }).then((ok) => ({ ok, where: `${u.hostname}:${port}` }));
+}
+
+async function checkDependencies() {
+  const [db, mq] = await Promise.all([reachable(env.DATABASE_URL, 5432), reachable(env.AMQP_URL, 5672)]);
+  const problems = [];
+  if (!db.ok) problems.push(`PostgreSQL is not reachable at ${db.where} (DATABASE_URL)`);
+  if (!mq.ok) problems.push(`RabbitMQ is not reachable at ${mq.where} (AMQP_URL)`);
+  if (problems.length) {
+    for (const p of problems) console.error(`[start] ${p}`);
+    process.exit(1);
+  }
+}
+
+async function demoMerchant() {
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query(`SELECT id FROM merchants WHERE name = 'Demo merchant' ORDER BY created_at LIMIT 1`);
+  await client.end();
+  const cli = ['apps/transactions-svc/dist/cli/merchant.js'];
+  // Only a hash of a token is stored, so an existing demo merchant gets a fresh token each start.
+  const out = rows[0]
+    ? run('node', [...cli, 'rotate-token', '--merchant', rows[0].id], { capture: true })
+    : run('node', [...cli, 'create', '--name', 'Demo merchant'], { capture: true });
+  return JSON.parse(out.trim());
+}
+
+async function waitReady(port, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.status === 200) return true;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return false;
+}
+
+function startService({ name }) {
+  const cwd = path.join(root, 'apps', name);
+  const child = spawn(process.execPath, ['--enable-source-maps', '--require', './dist/instrumentation.js', 'dist/main.js'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = `${name.padEnd(16)} |`;
+  for (const stream of [child.stdout, child.stderr]) {
+    let buf = '';
+    stream.on('data', (chunk) => {
+      buf += chunk;
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (const line of lines) process.stdout.write(`${prefix} ${line}\n`);
+    });
+  }
+  return child;
+}
+
+await checkDependencies();
+step('building (nx run-many -t build)…');
+run('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static']);
+step('applying migrations…');
+run('node', ['apps/transactions-svc/dist/cli/migrate.js', 'deploy']);
+const demo = await demoMerchant();
+
+const children = SERVICES.map((s) => ({ ...s, child: startService(s) }));
+let stopping = false;
+function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  step('stopping services…');
+  for (const { child } of children) if (child.exitCode === null) child.kill('SIGTERM');
+  Promise.all(children.map(({ child }) => (child.exitCode !== null ? null : new Promise((r) => child.once('exit', r))))).then(() =>
+    process.exit(code),
+  );
+}
+for (const { name, child } of children) {
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      step(`${name} exited (${signal ?? code}); stopping the rest`);
+      stopAll(1);
+    }
+  });
+}
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+const ready = await Promise.all(children.map((s) => waitReady(s.port)));
+if (ready.some((r) => !r)) {
+  step(`not ready in time: ${children.filter((_, i) => !ready[i]).map((s) => s.name).join(', ')}`);
+  stopAll(1);
+} else {
+  const gw = `http://127.0.0.1:${SERVICES[3].port}`;
+  console.log(`
+Deposit & Withdraw is running.
+  API            ${gw}/api   (header serviceApiToken)
+  Viewer         ${gw}/ui
+  API docs       ${gw}/docs
+  Operator API   http://127.0.0.1:${SERVICES[0].port}/internal/transactions/{id}/status (header x-admin-token)
+Demo merchant (shown once; a new token is issued at every start):
+  ${JSON.stringify(demo)}
+  serviceApiToken: ${demo.apiToken}${generatedAdminToken ? `\n  ADMIN_TOKEN:     ${generatedAdminToken} (generated; set ADMIN_TOKEN to choose one)` : ''}
+Sandbox settler: ${env.SANDBOX_SETTLE_MS === '0' ? 'off' : `${env.SANDBOX_SETTLE_MS} ms`}. Ctrl-C stops everything.
+`);
+}
