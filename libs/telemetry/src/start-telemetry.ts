@@ -1,5 +1,6 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { serviceInstrumentations } from './instrumentations';
+import { serviceNameFor } from './service-name';
 import { traceExportConfig } from './trace-export';
 
 // The preload script and the app are bundled separately, so each bundle has its own copy of this
@@ -18,7 +19,7 @@ const holder = globalThis as { [STATE_KEY]?: State };
 export function startTelemetry(serviceName: string): void {
   if (holder[STATE_KEY]) return;
   const sdk = new NodeSDK({
-    serviceName: process.env.OTEL_SERVICE_NAME?.trim() || serviceName,
+    serviceName: serviceNameFor(serviceName),
     instrumentations: serviceInstrumentations(),
     ...traceExportConfig(),
     // Metrics are Prometheus via prom-client and logs are JSON on stdout: without these empty

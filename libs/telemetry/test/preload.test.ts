@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { buildFixtureApp, runFixtureApp, type ChildRun } from './support/child-app';
+
+let dir: string;
+beforeAll(() => {
+  dir = buildFixtureApp();
+});
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  // The shared tmp/ folder goes too, unless another run is still using it (then rmdir refuses).
+  try {
+    fs.rmdirSync(path.dirname(dir));
+  } catch {
+    /* not empty */
+  }
+});
+
+const summaryOf = (run: ChildRun) =>
+  run.lines.find((l) => l.summary) as { port: number; clientTraceId?: string; connections: number[] };
+const logLine = (run: ChildRun, msg: string, path?: string) =>
+  run.lines.find((l) => l.msg === msg && (path === undefined || l.path === path));
+
+/** A stand-in OTLP/HTTP collector on localhost that keeps what it is sent. */
+async function startCollector() {
+  const received: { method?: string; url?: string; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      received.push({ method: req.method, url: req.url, body });
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { received, url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('preloaded with --require and no OTLP endpoint', () => {
+  let run: ChildRun;
+  beforeAll(async () => {
+    // OTEL_LOG_LEVEL makes the SDK print its own errors (a duplicate registration, a failed
+    // export) to stderr, which must stay empty.
+    run = await runFixtureApp(dir, { OTEL_LOG_LEVEL: 'warn' });
+  });
+
+  it('starts, serves, and exits 0 on its own within a couple of seconds', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.elapsedMs).toBeLessThan(3000);
+    expect(summaryOf(run)).toBeDefined();
+  });
+
+  it('propagates traceparent over HTTP and puts the trace id in the logs of both sides', () => {
+    const { clientTraceId } = summaryOf(run);
+    expect(clientTraceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(logLine(run, 'calling')).toMatchObject({ trace_id: clientTraceId });
+    const handled = logLine(run, 'handled', '/work')!;
+    expect(handled.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-01$`));
+    expect(handled.trace_id).toBe(clientTraceId);
+  });
+
+  it('does not trace health probes', () => {
+    expect(logLine(run, 'handled', '/healthz')).not.toHaveProperty('trace_id');
+  });
+
+  it('opens no connection other than to the app itself (no collector, no metrics push)', () => {
+    const { port, connections } = summaryOf(run);
+    expect(connections.length).toBeGreaterThan(0);
+    expect(connections.every((p) => p === port)).toBe(true);
+  });
+});
+
+describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+  it('exports the spans over OTLP/HTTP by the time shutdownTelemetry resolves, named by OTEL_SERVICE_NAME', async () => {
+    const collector = await startCollector();
+    try {
+      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'svc-from-env' });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const exports = collector.received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
+      expect(exports.length).toBeGreaterThan(0);
+      const sent = exports.map((r) => r.body).join('\n');
+      expect(sent).toContain('fixture.client');
+      expect(sent).toContain(summaryOf(run).clientTraceId);
+      expect(sent).toContain('svc-from-env');
+      expect(sent).toContain('/work');
+      expect(sent).not.toContain('/healthz');
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it('exports nothing and adds no trace ids when OTEL_SDK_DISABLED=true', async () => {
+    const collector = await startCollector();
+    try {
+      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SDK_DISABLED: 'true' });
+      expect(run.code).toBe(0);
+      expect(collector.received).toEqual([]);
+      expect(summaryOf(run).clientTraceId).toBeUndefined();
+      expect(logLine(run, 'calling')).not.toHaveProperty('trace_id');
+    } finally {
+      await collector.close();
+    }
+  });
+});
