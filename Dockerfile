@@ -1,0 +1,32 @@
+# One image for all four services. Pick the service with APP (api-gateway, transactions-svc,
+# callback-svc or ui), or run a command from /app/apps/<app> as the Helm chart does.
+# Built for linux/amd64: the lockfile holds only that platform's native packages (nx, swc).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+ENV CHECKPOINT_DISABLE=1 NX_DAEMON=false NX_NO_CLOUD=true
+COPY . .
+# `npm install`, not `npm ci`: the lockfile lacks other platforms' optional packages, which
+# `npm ci` refuses; `npm install` honours the lockfile and leaves it unchanged.
+RUN npm install --no-audit --no-fund
+RUN npm run generate -w @dw/transactions-svc \
+ && npx nx run-many -t build --outputStyle=static \
+ && npm prune --omit=dev --no-audit --no-fund
+# Gather only what runs: root node_modules, and per app its package.json, dist and any nested
+# node_modules (npm nests a dependency there when versions differ). Workspace libs are bundled
+# into each dist by esbuild; transactions-svc also needs prisma/ (schema and migrations).
+RUN set -eu; mkdir -p /out/apps; cp -a package.json node_modules /out/; \
+    for app in api-gateway transactions-svc callback-svc ui; do \
+      mkdir -p "/out/apps/$app"; cp -a "apps/$app/package.json" "apps/$app/dist" "/out/apps/$app/"; \
+      if [ -d "apps/$app/node_modules" ]; then cp -a "apps/$app/node_modules" "/out/apps/$app/"; fi; \
+    done; \
+    cp -a apps/transactions-svc/prisma /out/apps/transactions-svc/
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV CHECKPOINT_DISABLE=1 HOST=0.0.0.0
+COPY --from=build /out /app
+# The base image's unprivileged `node` user, by number so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+EXPOSE 3000 3001 3002 3003
+CMD ["sh", "-c", "cd \"apps/${APP:?set APP to api-gateway, transactions-svc, callback-svc or ui}\" && exec node --enable-source-maps --require ./dist/instrumentation.js dist/main.js"]

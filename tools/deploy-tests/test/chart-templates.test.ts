@@ -1,0 +1,125 @@
+// Cross-checks of the chart's templates without a helm binary (none is installable here): every
+// value a template reads exists, the ConfigMap and compose environment are what the services'
+// own config loaders accept, and the commands point at files the build produces.
+import {
+  callbackSpec,
+  gatewaySpec,
+  loadCallbackConfig,
+  loadGatewayConfig,
+  loadTransactionsConfig,
+  loadUiConfig,
+  transactionsSpec,
+  uiSpec,
+  type Env,
+} from '@dw/config';
+import { chartTemplates, chartValues, readText, readYaml, valueAt, mergeValues } from '../src/repo-files';
+
+const templates = chartTemplates();
+const values = mergeValues(chartValues(), readYaml('k8s/deposit-withdraw/ci/test-values.yaml'));
+const COMPONENTS = ['apiGateway', 'transactionsSvc', 'callbackSvc', 'ui'];
+const knownSettings = new Set(
+  [gatewaySpec, transactionsSpec, callbackSpec, uiSpec].flatMap((spec) => Object.values(spec).map((s) => s.name)),
+);
+
+/** The ConfigMap's data as the chart renders it with these values (service URLs given by hand). */
+function configMapEnv(): Env {
+  const env: Env = {};
+  for (const line of templates.get('configmap.yaml')!.split('\n')) {
+    const literal = /^ {2}([A-Z0-9_]+): "([^"{]*)"$/.exec(line);
+    const fromValues = /^ {2}([A-Z0-9_]+): \{\{ (\$c|\.Values)\.([\w.]+) /.exec(line);
+    if (literal) env[literal[1]!] = literal[2]!;
+    if (fromValues) {
+      const path = fromValues[2] === '$c' ? `config.${fromValues[3]}` : fromValues[3]!;
+      env[fromValues[1]!] = String(valueAt(values, path));
+    }
+  }
+  env['TRANSACTIONS_URL'] = 'http://rel-deposit-withdraw-transactions-svc:3001';
+  env['UI_URL'] = 'http://rel-deposit-withdraw-ui:3003';
+  return env;
+}
+
+const secrets = (): Env => ({
+  DATABASE_URL: String(valueAt(values, 'secrets.databaseUrl')),
+  AMQP_URL: String(valueAt(values, 'secrets.amqpUrl')),
+  ADMIN_TOKEN: String(valueAt(values, 'secrets.adminToken')),
+});
+
+/** Drops what a deployment must set differently from a developer machine: addresses and tokens. */
+function withoutAddresses<T extends object>(config: T): Partial<T> {
+  const out = { ...config } as Record<string, unknown>;
+  for (const key of ['databaseUrl', 'amqpUrl', 'transactionsUrl', 'uiUrl', 'adminToken']) delete out[key];
+  return out as Partial<T>;
+}
+
+describe('chart templates', () => {
+  it('read only values that exist in values.yaml', () => {
+    const missing: string[] = [];
+    for (const [name, text] of templates) {
+      for (const match of text.matchAll(/(?:\$root|\$|)\.Values\.([A-Za-z0-9_.]+)/g)) {
+        if (valueAt(values, match[1]!) === undefined) missing.push(`${name}: ${match[1]}`);
+      }
+      for (const match of text.matchAll(/\$np\.([A-Za-z0-9_.]+)/g)) {
+        if (valueAt(values, `networkPolicy.${match[1]}`) === undefined) missing.push(`${name}: $np.${match[1]}`);
+      }
+    }
+    // $c in _component.tpl is one component's block: autoscaling only where an HPA is rendered.
+    for (const match of templates.get('_component.tpl')!.matchAll(/\$c\.([A-Za-z0-9_.]+)/g)) {
+      const withHpa = match[1]!.startsWith('autoscaling') ? COMPONENTS.filter((c) => c !== 'ui') : COMPONENTS;
+      for (const component of withHpa) {
+        if (valueAt(values, `${component}.${match[1]}`) === undefined) missing.push(`_component.tpl: ${component}.${match[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('render an HPA for the gateway, transactions-svc and callback-svc, and none for the ui', () => {
+    for (const file of ['api-gateway.yaml', 'transactions-svc.yaml', 'callback-svc.yaml']) {
+      expect(templates.get(file)).toContain('include "dw.hpa"');
+    }
+    expect(templates.get('ui.yaml')).not.toContain('dw.hpa');
+  });
+
+  it('put only settings the services know into the ConfigMap', () => {
+    const unknown = Object.keys(configMapEnv()).filter((name) => !knownSettings.has(name));
+    expect(unknown).toEqual([]);
+  });
+
+  it("give each service a configuration its own loader accepts, with the services' defaults", () => {
+    const env = { ...configMapEnv(), ...secrets() };
+    expect(withoutAddresses(loadGatewayConfig(env))).toEqual(withoutAddresses(loadGatewayConfig({})));
+    expect(withoutAddresses(loadTransactionsConfig(env))).toEqual(withoutAddresses(loadTransactionsConfig({})));
+    expect(withoutAddresses(loadCallbackConfig(env))).toEqual(withoutAddresses(loadCallbackConfig({})));
+    expect(withoutAddresses(loadUiConfig(env))).toEqual(withoutAddresses(loadUiConfig({})));
+  });
+
+  it('set terminationGracePeriodSeconds above SHUTDOWN_TIMEOUT_MS plus the preStop sleep', () => {
+    const helper = templates.get('_helpers.tpl')!;
+    expect(helper).toMatch(/define "dw.terminationGracePeriodSeconds"[\s\S]*div \(add \(int \.Values\.config\.shutdownTimeoutMs\) 999\) 1000/);
+    expect(helper).toMatch(/add \(int \.Values\.preStopSleepSeconds\) \$shutdownSeconds \(int \.Values\.terminationGraceExtraSeconds\)/);
+    expect(Number(valueAt(values, 'terminationGraceExtraSeconds'))).toBeGreaterThan(0);
+    expect(templates.get('_component.tpl')).toContain('terminationGracePeriodSeconds: {{ include "dw.terminationGracePeriodSeconds" $root }}');
+  });
+});
+
+describe('commands in the chart, compose file and Dockerfile', () => {
+  const buildScript = (app: string): string =>
+    (JSON.parse(readText(`apps/${app}/package.json`)) as { scripts: Record<string, string> }).scripts['build']!;
+
+  it('run migrate.js and main.js where the build writes them (entries under src/ land in dist/)', () => {
+    expect(buildScript('transactions-svc')).toContain('src/cli/migrate.ts');
+    expect(templates.get('migration-job.yaml')).toContain('"dist/cli/migrate.js", "deploy"');
+    expect(readText('docker-compose.yml')).toContain('"dist/cli/migrate.js", "deploy"');
+    for (const app of ['api-gateway', 'transactions-svc', 'callback-svc', 'ui']) {
+      expect(buildScript(app)).toMatch(/src\/main\.ts src\/instrumentation\.ts/);
+    }
+  });
+
+  it('build one non-root image from node:20-bookworm-slim in stages', () => {
+    const dockerfile = readText('Dockerfile');
+    expect(dockerfile.match(/^FROM node:20-bookworm-slim/gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
+    expect(dockerfile).toContain('npx nx run-many -t build');
+    expect(dockerfile).toContain('npm run generate -w @dw/transactions-svc');
+    expect(valueAt(values, 'podSecurityContext.runAsUser')).toBe(1000);
+  });
+});
