@@ -1,0 +1,14 @@
+import type { Message } from 'amqplib';
+
+/**
+ * The attempt number of a callback delivery travels in this header (rascal's habit): it survives
+ * dead-lettering from a retry queue back to the delivery queue, unlike anything kept in a process.
+ */
+export const ATTEMPT_HEADER = 'x-attempt';
+
+/** The attempt number a message carries; 1 when the header is missing or not a positive integer. */
+export function attemptOf(message: Pick<Message, 'properties'>): number {
+  const raw: unknown = message.properties.headers?.[ATTEMPT_HEADER];
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+}

@@ -1,0 +1,135 @@
+/**
+ * The RabbitMQ topology of the callback path, as data, in one place (rascal's habit): every
+ * exchange, queue, argument and binding is listed here and asserted at connect by whoever uses it.
+ *
+ *   <p>tx.events (topic) ──'#'──▶ <p>callbacks.deliver ◀──'callbacks.deliver'── <p>callbacks.dlx (direct)
+ *                                                                                       ▲ dead-lettered on TTL
+ *   callback-svc ──default exchange──▶ <p>callbacks.retry.5s | .10s | .20s | .40s | .80s (x-message-ttl each)
+ *
+ * Why quorum queues: they are RabbitMQ's replicated durable queue type (classic mirroring is
+ * deprecated), and since 3.10 they support both message TTL and *at-least-once* dead-lettering
+ * (`x-dead-letter-strategy: at-least-once`, which needs `x-overflow: reject-publish`): the broker
+ * keeps an expired retry message until the delivery queue has confirmed it, where a classic queue
+ * (or a quorum queue's default at-most-once strategy) may drop it on the way. Losing a retry would
+ * lose a callback, so the retry queues use it. No `x-delivery-limit` on the delivery queue: a
+ * message handed back while the database is down must wait, not be dropped after N tries.
+ *
+ * Changing the retry delays: each retry queue's name is derived from its delay, so a new delay is a
+ * new queue and declares cleanly. Queues of delays no longer configured keep dead-lettering what
+ * they hold back to the delivery queue; once `rabbitmqctl list_queues name messages` shows them
+ * empty, delete them (`rabbitmqctl delete_queue <name> --if-empty`). Changing the *arguments* of an
+ * existing name (queue type, TTL, dead-letter target) is refused with PRECONDITION_FAILED and
+ * would stop every consumer's connect: drain and delete that queue first, or use a new
+ * `AMQP_PREFIX`.
+ */
+import type { Channel, Options } from 'amqplib';
+
+export interface MessagingNames {
+  eventsExchange: string;
+  deliverQueue: string;
+  retryQueue(delayMs: number): string;
+  deadLetterExchange: string;
+  tokenExchange: string;
+}
+
+/** Every name of the topology, under a prefix so environments and test files share a broker safely. */
+export function messagingNames(prefix: string): MessagingNames {
+  return {
+    eventsExchange: `${prefix}tx.events`,
+    deliverQueue: `${prefix}callbacks.deliver`,
+    retryQueue: (delayMs) => `${prefix}callbacks.retry.${delayLabel(delayMs)}`,
+    deadLetterExchange: `${prefix}callbacks.dlx`,
+    tokenExchange: `${prefix}merchant.tokens`,
+  };
+}
+
+/** `5000` → `5s`, `1500` → `1500ms`: readable names for whole seconds, exact ones otherwise. */
+export function delayLabel(delayMs: number): string {
+  if (!Number.isSafeInteger(delayMs) || delayMs < 1) throw new RangeError(`retry delay must be a positive integer of ms, got ${delayMs}`);
+  return delayMs % 1000 === 0 ? `${delayMs / 1000}s` : `${delayMs}ms`;
+}
+
+export interface ExchangeSpec {
+  name: string;
+  type: 'topic' | 'direct' | 'fanout';
+  options: Options.AssertExchange;
+}
+
+export interface QueueSpec {
+  name: string;
+  options: Options.AssertQueue;
+}
+
+export interface BindingSpec {
+  queue: string;
+  exchange: string;
+  routingKey: string;
+}
+
+export interface Topology {
+  exchanges: ExchangeSpec[];
+  queues: QueueSpec[];
+  bindings: BindingSpec[];
+}
+
+const QUORUM = { 'x-queue-type': 'quorum' } as const;
+
+/** The exchanges, queues and bindings callback delivery needs, one retry queue per distinct delay. */
+export function callbackTopology({ prefix, retryDelaysMs }: { prefix: string; retryDelaysMs: readonly number[] }): Topology {
+  const n = messagingNames(prefix);
+  const retryQueues: QueueSpec[] = [...new Set(retryDelaysMs)].map((delayMs) => ({
+    name: n.retryQueue(delayMs),
+    options: {
+      durable: true,
+      arguments: {
+        ...QUORUM,
+        // One TTL per queue: RabbitMQ expires only at the head, so mixed TTLs would block each other.
+        'x-message-ttl': delayMs,
+        'x-dead-letter-exchange': n.deadLetterExchange,
+        'x-dead-letter-routing-key': n.deliverQueue,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
+    },
+  }));
+  return {
+    exchanges: [
+      { name: n.eventsExchange, type: 'topic', options: { durable: true } },
+      { name: n.deadLetterExchange, type: 'direct', options: { durable: true } },
+    ],
+    queues: [{ name: n.deliverQueue, options: { durable: true, arguments: { ...QUORUM } } }, ...retryQueues],
+    bindings: [
+      { queue: n.deliverQueue, exchange: n.eventsExchange, routingKey: '#' },
+      { queue: n.deliverQueue, exchange: n.deadLetterExchange, routingKey: n.deliverQueue },
+    ],
+  };
+}
+
+/** The fanout the merchant CLI broadcasts token rotations on (each gateway binds its own queue). */
+export function tokenTopology(prefix: string): Topology {
+  return {
+    exchanges: [{ name: messagingNames(prefix).tokenExchange, type: 'fanout', options: { durable: true } }],
+    queues: [],
+    bindings: [],
+  };
+}
+
+/**
+ * Declares everything (idempotent: asserting what exists with the same arguments is a no-op). A
+ * queue that exists with other arguments makes the broker close the channel with
+ * PRECONDITION_FAILED; the error names the queue, see the header comment for what to do.
+ */
+export async function assertTopology(channel: Channel, topology: Topology): Promise<void> {
+  for (const e of topology.exchanges) await channel.assertExchange(e.name, e.type, e.options);
+  for (const q of topology.queues) await channel.assertQueue(q.name, q.options);
+  for (const b of topology.bindings) await channel.bindQueue(b.queue, b.exchange, b.routingKey);
+}
+
+/** Both topologies in one, for a process that needs several (assertion order is kept). */
+export function mergeTopologies(...parts: Topology[]): Topology {
+  return {
+    exchanges: parts.flatMap((p) => p.exchanges),
+    queues: parts.flatMap((p) => p.queues),
+    bindings: parts.flatMap((p) => p.bindings),
+  };
+}

@@ -1,0 +1,119 @@
+import type { Channel, ChannelModel } from 'amqplib';
+import { ATTEMPT_HEADER, assertTopology, attemptOf, callbackTopology, messagingNames } from '../src';
+import { collect, deleteAll, openAdmin, uniquePrefix, waitUntil } from './support';
+
+describe('messagingNames', () => {
+  it('prefixes every name and derives each retry queue name from its delay', () => {
+    const n = messagingNames('staging.');
+    expect(n).toMatchObject({
+      eventsExchange: 'staging.tx.events',
+      deliverQueue: 'staging.callbacks.deliver',
+      deadLetterExchange: 'staging.callbacks.dlx',
+      tokenExchange: 'staging.merchant.tokens',
+    });
+    expect(n.retryQueue(5000)).toBe('staging.callbacks.retry.5s');
+    expect(n.retryQueue(80_000)).toBe('staging.callbacks.retry.80s');
+    expect(n.retryQueue(1500)).toBe('staging.callbacks.retry.1500ms');
+    expect(() => n.retryQueue(0)).toThrow(RangeError);
+  });
+});
+
+describe('callbackTopology', () => {
+  it('has one quorum retry queue per distinct delay with a single TTL dead-lettering to the delivery queue', () => {
+    const t = callbackTopology({ prefix: 'p.', retryDelaysMs: [5000, 10_000, 5000] });
+    const retry = t.queues.filter((q) => q.name.startsWith('p.callbacks.retry.'));
+    expect(retry.map((q) => q.name)).toEqual(['p.callbacks.retry.5s', 'p.callbacks.retry.10s']);
+    expect(retry[1]!.options).toEqual({
+      durable: true,
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-message-ttl': 10_000,
+        'x-dead-letter-exchange': 'p.callbacks.dlx',
+        'x-dead-letter-routing-key': 'p.callbacks.deliver',
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
+    });
+    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '#' });
+  });
+});
+
+describe('assertTopology on the broker', () => {
+  const prefix = uniquePrefix('topology');
+  const names = messagingNames(prefix);
+  const topology = callbackTopology({ prefix, retryDelaysMs: [200, 400, 1500] });
+  let connection: ChannelModel;
+  let channel: Channel;
+
+  beforeAll(async () => {
+    ({ connection, channel } = await openAdmin());
+    await assertTopology(channel, topology);
+  });
+
+  afterAll(async () => {
+    await connection.close();
+    await deleteAll(topology);
+  });
+
+  it('declares every queue and exchange, and declaring again changes nothing', async () => {
+    await assertTopology(channel, topology);
+    for (const q of topology.queues) await expect(channel.checkQueue(q.name)).resolves.toMatchObject({ messageCount: 0 });
+    for (const e of topology.exchanges) await expect(channel.checkExchange(e.name)).resolves.toBeDefined();
+  });
+
+  it('refuses to redeclare a queue with other arguments (PRECONDITION_FAILED), which is why names carry the delay', async () => {
+    const { connection: other, channel: ch } = await openAdmin();
+    try {
+      const changed = { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } };
+      await expect(ch.assertQueue(names.retryQueue(200), changed)).rejects.toThrow(/PRECONDITION_FAILED/);
+    } finally {
+      await other.close().catch(() => undefined);
+    }
+  });
+
+  it('routes an event published to tx.events, whatever its routing key, into the delivery queue', async () => {
+    const { messages, tag } = await collect(channel, names.deliverQueue);
+    try {
+      channel.publish(names.eventsExchange, 'withdraw.failed', Buffer.from('event'));
+      await waitUntil('the event is delivered', () => messages.length === 1, 5000);
+      expect(messages[0]!.msg.fields.routingKey).toBe('withdraw.failed');
+    } finally {
+      await channel.cancel(tag);
+    }
+  });
+
+  describe('a message in a retry queue', () => {
+    it('dead-letters back into the delivery queue after its queue TTL, keeping the attempt header', async () => {
+      const { messages, tag } = await collect(channel, names.deliverQueue);
+      try {
+        const sentAt = Date.now();
+        channel.sendToQueue(names.retryQueue(400), Buffer.from('retry me'), { headers: { [ATTEMPT_HEADER]: 3 } });
+        await waitUntil('the retry comes back', () => messages.length === 1, 5000);
+        const waited = messages[0]!.at - sentAt;
+        expect(waited).toBeGreaterThanOrEqual(380);
+        expect(waited).toBeLessThan(1200);
+        const back = messages[0]!.msg;
+        expect(back.content.toString()).toBe('retry me');
+        expect(back.properties.headers?.[ATTEMPT_HEADER]).toBe(3);
+        expect(attemptOf(back)).toBe(3);
+      } finally {
+        await channel.cancel(tag);
+      }
+    });
+
+    it('is not held behind a longer wait in another retry queue (no head-of-line blocking)', async () => {
+      const { messages, tag } = await collect(channel, names.deliverQueue);
+      try {
+        const sentAt = Date.now();
+        channel.sendToQueue(names.retryQueue(1500), Buffer.from('slow'));
+        channel.sendToQueue(names.retryQueue(200), Buffer.from('fast'));
+        await waitUntil('both come back', () => messages.length === 2, 5000);
+        expect(messages.map((m) => m.msg.content.toString())).toEqual(['fast', 'slow']);
+        expect(messages[0]!.at - sentAt).toBeLessThan(1000);
+        expect(messages[1]!.at - sentAt).toBeGreaterThanOrEqual(1480);
+      } finally {
+        await channel.cancel(tag);
+      }
+    });
+  });
+});
