@@ -11,12 +11,11 @@ async function main() {
   const logger = createLogger('api-gateway', config.logLevel);
   const transactions = upstream(config.transactionsUrl, config.upstreamTimeoutMs);
   const ui = upstream(config.uiUrl, config.upstreamTimeoutMs);
-  const resolver = new TokenResolver(tokenLookupVia(transactions), config.tokenCacheTtlMs);
-
   // Token rotations are broadcast on RabbitMQ; the gateway keeps serving while the broker is away.
   const amqp = new AmqpConnection({ url: config.amqpUrl, name: 'api-gateway', logger });
+  const resolver = new TokenResolver(tokenLookupVia(transactions), config.tokenCacheTtlMs, () => amqp.isConnected());
   subscribeTokenRotations(amqp, config.amqpPrefix, (merchantId) => resolver.invalidateMerchant(merchantId), {
-    onState: (connected) => resolver.setBroadcastConnected(connected),
+    onSubscribed: () => resolver.clear(),
   });
   void amqp.start();
 

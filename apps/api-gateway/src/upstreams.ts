@@ -1,7 +1,7 @@
 /** Keep-alive undici pools to the services the gateway forwards to. */
 import { serviceUnavailable } from '@dw/http-kit';
 import { Pool } from 'undici';
-import type { TokenLookup } from './auth/token-resolver';
+import { sameDigest, type TokenLookup } from './auth/token-resolver';
 
 export interface Upstream {
   url: string;
@@ -32,6 +32,8 @@ export function tokenLookupVia(transactions: Upstream): TokenLookup {
     const body = (await res.body.json().catch(() => undefined)) as { merchantId?: string; tokenHash?: string } | undefined;
     if (res.statusCode === 404) return undefined;
     if (res.statusCode !== 200 || typeof body?.merchantId !== 'string') throw serviceUnavailable();
+    // The store matched the hash through its unique index; confirm in constant time that the answer is for this hash.
+    if (typeof body.tokenHash !== 'string' || !sameDigest(body.tokenHash, tokenHash)) return undefined;
     return body.merchantId;
   };
 }

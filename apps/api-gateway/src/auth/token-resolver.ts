@@ -25,11 +25,11 @@ export const hashToken = (token: string) => createHash('sha256').update(token, '
 export class TokenResolver {
   private readonly cache = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<string | undefined>>();
-  private broadcastConnected = false;
-
   constructor(
     private readonly lookup: TokenLookup,
     private readonly ttlMs: number,
+    /** Whether the rotation broadcast is being received right now. */
+    private readonly broadcastLive: () => boolean = () => false,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -50,15 +50,15 @@ export class TokenResolver {
     for (const [hash, entry] of this.cache) if (entry.merchantId === merchantId) this.cache.delete(hash);
   }
 
-  /** While the broadcast is down nobody can tell us about rotations: trust entries for 1 s only. */
-  setBroadcastConnected(connected: boolean): void {
-    if (connected && !this.broadcastConnected) this.cache.clear(); // rotations may have been missed
-    this.broadcastConnected = connected;
+  /** On every (re)subscription to the broadcast: rotations may have been missed meanwhile. */
+  clear(): void {
+    this.cache.clear();
   }
 
   private ttlFor(entry: Entry): number {
     if (entry.merchantId === undefined) return NEGATIVE_TTL_MS;
-    return this.broadcastConnected ? this.ttlMs : Math.min(this.ttlMs, DISCONNECTED_TTL_MS);
+    // While the broadcast is down nobody can tell us about rotations: trust entries for 1 s only.
+    return this.broadcastLive() ? this.ttlMs : Math.min(this.ttlMs, DISCONNECTED_TTL_MS);
   }
 
   private async fetch(hash: string): Promise<string | undefined> {

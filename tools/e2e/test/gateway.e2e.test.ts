@@ -1,0 +1,247 @@
+/** The contract, sections 1–4, 6, 7, against the four real processes through the gateway. */
+import fc from 'fast-check';
+import { ADMIN_TOKEN, api, startStack, waitFor, type Merchant, type Stack } from './support/stack';
+
+let stack: Stack;
+let m1: Merchant;
+let m2: Merchant;
+beforeAll(async () => {
+  stack = await startStack('gateway', { RATE_LIMIT_PER_SECOND: '60', SANDBOX_SETTLE_MS: '1500' });
+  m1 = stack.createMerchant('Merchant one');
+  m2 = stack.createMerchant('Merchant two');
+});
+afterAll(async () => stack?.close());
+
+let n = 0;
+const orderId = () => `e2e-${Date.now()}-${++n}`;
+
+describe('health, readiness and metrics', () => {
+  it.each(['api-gateway', 'transactions-svc', 'callback-svc', 'ui'] as const)('%s answers /healthz, /readyz and /metrics without a token', async (name) => {
+    const base = `http://127.0.0.1:${stack.ports[name]}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await metrics.text()).toMatch(/^# HELP /m);
+  });
+});
+
+describe('authentication (serviceApiToken)', () => {
+  const endpoints: [string, string, unknown][] = [
+    ['POST', '/api/createDeposit', { amount: '1', currency: 'USD', orderId: 'x' }],
+    ['POST', '/api/createWithdraw', { amount: '1', currency: 'USD', orderId: 'x', destination: 'd' }],
+    ['GET', '/api/getCallbackUrls', undefined],
+    ['PUT', '/api/updateCallbackUrlDeposit', { url: null }],
+    ['PUT', '/api/updateCallbackUrlWithdraw', { url: null }],
+    ['GET', '/ui/viewTransaction', undefined],
+  ];
+
+  it.each(endpoints)('%s %s answers 401 with the same problem for a missing, empty or unknown token', async (method, url, body) => {
+    const bodies = [];
+    for (const token of [undefined, '', 'dwk_unknown']) {
+      const res = await api(stack, token)(method, url, body);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
+      bodies.push({ ...res.json, requestId: undefined });
+    }
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
+    expect(bodies[0]).toMatchObject({ status: 401, code: 'unauthorized', type: expect.any(String), title: expect.any(String) });
+  });
+
+  it('stops accepting a rotated-away token within a second, and accepts the new one', async () => {
+    const m = stack.createMerchant('Rotating');
+    const call = (t: string) => api(stack, t)('GET', '/api/getCallbackUrls');
+    expect((await call(m.apiToken)).status).toBe(200); // now cached by the gateway
+    const rotated = stack.cli(['dist/cli/merchant.js', 'rotate-token', '--merchant', m.merchantId]);
+    expect(rotated.status).toBe(0);
+    const fresh = JSON.parse(rotated.stdout);
+    expect(fresh.merchantId).toBe(m.merchantId);
+    expect(fresh.apiToken).not.toBe(m.apiToken);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await call(m.apiToken)).status).toBe(401);
+    expect((await call(fresh.apiToken)).status).toBe(200);
+  });
+});
+
+describe('creating transactions through the gateway', () => {
+  it('creates, replays with Idempotent-Replayed: true, and refuses a different body with 409', async () => {
+    const call = api(stack, m1.apiToken);
+    const body = { amount: '100.50', currency: 'USD', orderId: orderId(), metadata: { k: 'v' } };
+    const created = await call('POST', '/api/createDeposit', body);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(created.json).toMatchObject({ type: 'deposit', status: 'pending', amount: '100.50', orderId: body.orderId });
+    const replay = await call('POST', '/api/createDeposit', { ...body, amount: '100.5' });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.json.id).toBe(created.json.id);
+    const conflict = await call('POST', '/api/createDeposit', { ...body, amount: '100.51' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.code).toBe('conflict');
+  });
+
+  it('creates exactly one transaction for 20 simultaneous identical requests', async () => {
+    const call = api(stack, m2.apiToken);
+    const body = { amount: '9.99', currency: 'EUR', orderId: orderId(), destination: 'wallet-1' };
+    const results = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/api/createWithdraw', body)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(19);
+    expect(new Set(results.map((r) => r.json.id)).size).toBe(1);
+  });
+
+  it('validates at the edge with problem+json naming each field', async () => {
+    const res = await api(stack, m1.apiToken)('POST', '/api/createDeposit', { amount: 1, currency: 'usd', extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('validation_failed');
+    expect(res.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/amount', '/currency', '/extra', '/orderId']);
+  });
+
+  it('answers 413 for a body over 64 KiB, 415 for a non-JSON body, 400 for broken JSON', async () => {
+    const call = api(stack, m1.apiToken);
+    const big = await call('POST', '/api/createDeposit', { amount: '1', currency: 'USD', orderId: 'x', description: 'x'.repeat(70_000) });
+    expect(big.status).toBe(413);
+    expect(big.json.code).toBe('payload_too_large');
+    const text = await call('POST', '/api/createDeposit', 'amount=1', { 'content-type': 'text/plain' });
+    expect(text.status).toBe(415);
+    expect(text.json.code).toBe('unsupported_media_type');
+    const broken = await call('POST', '/api/createDeposit', '{"amount":', { 'content-type': 'application/json' });
+    expect(broken.status).toBe(400);
+    expect(broken.json.code).toBe('validation_failed');
+  });
+
+  it('answers 401, not 413 or 415, when the token is bad', async () => {
+    const res = await api(stack, 'nope')('POST', '/api/createDeposit', 'x'.repeat(70_000), { 'content-type': 'text/plain' });
+    expect(res.status).toBe(401);
+  });
+
+  it('never answers 5xx to random JSON thrown at the create endpoints', async () => {
+    const call = api(stack, m2.apiToken);
+    const statuses: number[] = [];
+    const fieldish = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.object(), fc.array(fc.string()));
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        { amount: fieldish, currency: fieldish, orderId: fieldish, description: fieldish, metadata: fieldish, destination: fieldish },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/api/createDeposit', '/api/createWithdraw'), body, async (url, b) => {
+        const res = await call('POST', url, JSON.stringify(b), { 'content-type': 'application/json' });
+        statuses.push(res.status);
+        return res.status < 500;
+      }),
+      { numRuns: 150 },
+    );
+    expect(statuses.length).toBeGreaterThanOrEqual(150);
+  });
+});
+
+describe('callback URLs through the gateway', () => {
+  it('reads and sets both URLs', async () => {
+    const call = api(stack, m1.apiToken);
+    expect((await call('GET', '/api/getCallbackUrls')).json).toEqual({ depositCallbackUrl: null, withdrawCallbackUrl: null });
+    const set = await call('PUT', '/api/updateCallbackUrlDeposit', { url: 'http://127.0.0.1:9/cb' });
+    expect(set.status).toBe(200);
+    expect(set.json).toEqual({ depositCallbackUrl: 'http://127.0.0.1:9/cb', withdrawCallbackUrl: null });
+    const bad = await call('PUT', '/api/updateCallbackUrlWithdraw', { url: 'ftp://x/y' });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('request ids and errors', () => {
+  it('echoes x-request-id and uses it in problem bodies', async () => {
+    const res = await api(stack, undefined)('GET', '/api/getCallbackUrls', undefined, { 'x-request-id': 'trace-me-123' });
+    expect(res.headers.get('x-request-id')).toBe('trace-me-123');
+    expect(res.json.requestId).toBe('trace-me-123');
+    const generated = await fetch(`${stack.gateway}/healthz`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 404 problem+json for an unknown route', async () => {
+    const res = await api(stack, m1.apiToken)('GET', '/api/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.json.code).toBe('not_found');
+  });
+});
+
+describe('rate limit (RATE_LIMIT_PER_SECOND=60)', () => {
+  it('answers 429 with Retry-After beyond the burst, and 401 for a bad token meanwhile', async () => {
+    const m = stack.createMerchant('Busy');
+    const call = api(stack, m.apiToken);
+    const results = await Promise.all(Array.from({ length: 100 }, () => call('GET', '/api/getCallbackUrls')));
+    const limited = results.filter((r) => r.status === 429);
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(55);
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(70);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]!.json.code).toBe('rate_limited');
+    expect(limited[0]!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect((await api(stack, 'bad-token')('GET', '/api/getCallbackUrls')).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await call('GET', '/api/getCallbackUrls')).status).toBe(200);
+  });
+});
+
+describe('transactions viewer and state changes', () => {
+  it('lists the merchant’s transactions as JSON, opens one, hides other merchants’ ones', async () => {
+    const call = api(stack, m1.apiToken);
+    const tx = (await call('POST', '/api/createDeposit', { amount: '5.00', currency: 'USD', orderId: orderId() })).json;
+    const list = await call('GET', '/ui/viewTransaction?limit=5', undefined, { accept: 'application/json' });
+    expect(list.status).toBe(200);
+    expect(list.json.items[0].id).toBe(tx.id);
+    const one = await call('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' });
+    expect(one.json.transaction).toEqual(tx);
+    expect(one.json.events[0]).toMatchObject({ type: 'deposit.pending', delivery: { status: expect.any(String), attempts: expect.any(Array) } });
+    const other = await api(stack, m2.apiToken)('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' });
+    expect(other.status).toBe(404);
+    const bad = await call('GET', '/ui/viewTransaction?limit=0', undefined, { accept: 'application/json' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('settles in the sandbox and moves through the operator API', async () => {
+    const call = api(stack, m1.apiToken);
+    const settled = (await call('POST', '/api/createDeposit', { amount: '1.66', currency: 'USD', orderId: orderId() })).json;
+    const opTx = (await call('POST', '/api/createWithdraw', { amount: '2', currency: 'USD', orderId: orderId(), destination: 'w' })).json;
+    const move = (id: string, status: string) =>
+      fetch(`${stack.transactions}/internal/transactions/${id}/status`, {
+        method: 'POST',
+        headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ status }),
+      });
+    expect((await move(opTx.id, 'processing')).status).toBe(200);
+    expect((await move(opTx.id, 'processing')).status).toBe(409);
+    await new Promise((r) => setTimeout(r, 2500));
+    const view = async (id: string) =>
+      (await call('GET', `/ui/viewTransaction?id=${id}`, undefined, { accept: 'application/json' })).json;
+    expect((await view(settled.id)).transaction.status).toBe('failed');
+    const op = await view(opTx.id);
+    expect(op.transaction.status).toBe('processing'); // the settler only moves pending ones
+    expect(op.events.map((e: { type: string }) => e.type)).toEqual(['withdraw.pending', 'withdraw.processing']);
+  });
+});
+
+describe('documents', () => {
+  it('serves OpenAPI 3.1 generated from the validating schemas, and Swagger UI at /docs', async () => {
+    const doc = await (await fetch(`${stack.gateway}/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    for (const p of ['/api/createDeposit', '/api/createWithdraw', '/api/getCallbackUrls', '/api/updateCallbackUrlDeposit', '/api/updateCallbackUrlWithdraw', '/ui/viewTransaction']) {
+      expect(doc.paths).toHaveProperty([p]);
+    }
+    const docs = await fetch(`${stack.gateway}/docs`, { redirect: 'follow' });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toMatch(/swagger/i);
+  });
+});
+
+describe('readiness and graceful shutdown', () => {
+  it('reports 503 on the gateway while ui is down, and every service exits 0 on SIGTERM', async () => {
+    expect(await stack.stop('ui')).toBe(0);
+    await waitFor(`${stack.gateway}/readyz`, 503);
+    expect(await stack.stop('api-gateway')).toBe(0);
+    expect(await stack.stop('callback-svc')).toBe(0);
+    expect(await stack.stop('transactions-svc')).toBe(0);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Starts the real system for a test file: its own database (created and migrated by the real
+ * migrate CLI), its own AMQP prefix, the four built services on free ports. Nothing is mocked.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import amqp from 'amqplib';
+import pg from 'pg';
+
+export const ROOT = path.resolve(__dirname, '../../../..');
+const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export const ADMIN_TOKEN = 'e2e-admin-token';
+
+export type ServiceName = 'api-gateway' | 'transactions-svc' | 'callback-svc' | 'ui';
+const PORT_ENV: Record<ServiceName, string> = {
+  'api-gateway': 'GATEWAY_PORT',
+  'transactions-svc': 'TRANSACTIONS_PORT',
+  'callback-svc': 'CALLBACK_PORT',
+  ui: 'UI_PORT',
+};
+
+export interface Merchant {
+  merchantId: string;
+  apiToken: string;
+  callbackSigningSecret: string;
+}
+
+export interface Stack {
+  env: Record<string, string>;
+  ports: Record<ServiceName, number>;
+  gateway: string;
+  transactions: string;
+  logs: Record<ServiceName, string[]>;
+  cli(args: string[]): { status: number | null; stdout: string; stderr: string };
+  createMerchant(name?: string): Merchant;
+  start(name: ServiceName): Promise<void>;
+  /** SIGTERM (default) and wait; resolves with the exit code. */
+  stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function waitFor(url: string, status = 200, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.status === status) return;
+      last = String(res.status);
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer ${status} in time (last: ${last})`);
+}
+
+export async function startStack(label: string, overrides: Record<string, string> = {}): Promise<Stack> {
+  const id = `${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const ports = {} as Record<ServiceName, number>;
+  for (const name of Object.keys(PORT_ENV) as ServiceName[]) ports[name] = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    CHECKPOINT_DISABLE: '1',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/dw_e2e_${id}`,
+    AMQP_URL,
+    AMQP_PREFIX: `e2e.${id}.`,
+    ADMIN_TOKEN,
+    CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
+    SANDBOX_SETTLE_MS: '0',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    TRANSACTIONS_URL: `http://127.0.0.1:${ports['transactions-svc']}`,
+    UI_URL: `http://127.0.0.1:${ports.ui}`,
+    ...Object.fromEntries(Object.entries(PORT_ENV).map(([n, e]) => [e, String(ports[n as ServiceName])])),
+    ...overrides,
+  };
+  const children = new Map<ServiceName, ChildProcess>();
+  const logs = { 'api-gateway': [], 'transactions-svc': [], 'callback-svc': [], ui: [] } as Record<ServiceName, string[]>;
+
+  const cli = (args: string[]) => {
+    const res = spawnSync(process.execPath, args, { cwd: path.join(ROOT, 'apps/transactions-svc'), env, encoding: 'utf8' });
+    return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+  };
+  const migrated = cli(['dist/cli/migrate.js', 'deploy']);
+  if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+
+  const stack: Stack = {
+    env,
+    ports,
+    logs,
+    gateway: `http://127.0.0.1:${ports['api-gateway']}`,
+    transactions: `http://127.0.0.1:${ports['transactions-svc']}`,
+    cli,
+    createMerchant(name = 'E2E merchant') {
+      const res = cli(['dist/cli/merchant.js', 'create', '--name', name]);
+      if (res.status !== 0) throw new Error(`merchant create failed: ${res.stderr}`);
+      return JSON.parse(res.stdout) as Merchant;
+    },
+    async start(name) {
+      const child = spawn(process.execPath, ['--require', './dist/instrumentation.js', 'dist/main.js'], {
+        cwd: path.join(ROOT, 'apps', name),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout!.on('data', (d) => logs[name].push(String(d)));
+      child.stderr!.on('data', (d) => logs[name].push(String(d)));
+      children.set(name, child);
+      await waitFor(`http://127.0.0.1:${ports[name]}/healthz`);
+    },
+    async stop(name, signal = 'SIGTERM') {
+      const child = children.get(name);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      const code = await exited;
+      children.delete(name);
+      return code;
+    },
+    async close() {
+      await Promise.all([...children.keys()].map((n) => stack.stop(n)));
+      await dropDatabase(`dw_e2e_${id}`);
+      await deleteBrokerObjects(env.AMQP_PREFIX!);
+    },
+  };
+
+  try {
+    await stack.start('transactions-svc');
+    await Promise.all([stack.start('callback-svc'), stack.start('ui')]);
+    await stack.start('api-gateway');
+    await waitFor(`${stack.gateway}/readyz`);
+  } catch (err) {
+    await stack.close();
+    throw new Error(`${(err as Error).message}\n${JSON.stringify(logs, null, 1)}`);
+  }
+  return stack;
+}
+
+async function dropDatabase(name: string) {
+  const client = new pg.Client({ connectionString: PG_ADMIN });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+}
+
+/** Deletes the queues and exchanges a stack declared (their names carry its prefix). */
+async function deleteBrokerObjects(prefix: string) {
+  const conn = await amqp.connect(AMQP_URL);
+  try {
+    const names = ['callbacks.deliver', 'tx.events', 'merchant.tokens', 'callbacks.retry', 'callbacks.dlx'];
+    for (const delay of ['5s', '10s', '20s', '40s', '80s']) names.push(`callbacks.retry.${delay}`);
+    for (const n of names) {
+      const ch = await conn.createChannel();
+      ch.on('error', () => {});
+      await ch.deleteQueue(prefix + n).catch(() => {});
+      const ch2 = await conn.createChannel();
+      ch2.on('error', () => {});
+      await ch2.deleteExchange(prefix + n).catch(() => {});
+      await ch.close().catch(() => {});
+      await ch2.close().catch(() => {});
+    }
+  } finally {
+    await conn.close();
+  }
+}
+
+/** fetch against the gateway with the merchant's token. */
+export function api(stack: Stack, token: string | undefined) {
+  return async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(stack.gateway + url, {
+      method,
+      headers: {
+        ...(token === undefined ? {} : { serviceApiToken: token }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+}
