@@ -1,0 +1,23 @@
+/** Builds the ui service; main.ts starts it, tests inject into it. */
+import { createService } from '@dw/http-kit';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { loadAssets, type Assets } from './assets';
+import { pageRoutes } from './routes/pages';
+import { viewTransactionRoutes } from './routes/view-transaction';
+import type { TransactionsClient } from './transactions-client';
+
+export interface UiDeps {
+  logger: FastifyBaseLogger;
+  transactions: TransactionsClient;
+  assets?: Assets;
+}
+
+export function buildApp({ logger, transactions, assets = loadAssets() }: UiDeps): FastifyInstance {
+  const app = createService({ logger, readiness: { 'transactions-svc': () => transactions.alive() } });
+  app.addHook('onClose', async () => transactions.close());
+
+  pageRoutes(app, assets);
+  // Its own encapsulated scope, so the merchant hook and HTML error pages apply to it alone.
+  app.register(async (scope) => viewTransactionRoutes(scope, transactions, assets));
+  return app;
+}

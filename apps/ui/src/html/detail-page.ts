@@ -1,0 +1,67 @@
+/** The server-rendered page of one transaction: every field, its metadata and the event timeline. */
+import type { TransactionDetail } from '@dw/contracts';
+import type { Assets } from '../assets';
+import { badge, money, timeCell, viewHref } from './format';
+import { html, type SafeHtml } from './html';
+import { layout } from './layout';
+
+type EventView = TransactionDetail['events'][number];
+type Attempt = EventView['delivery']['attempts'][number];
+
+const orNone = (value: string | null): SafeHtml | string => (value === null ? html`<span class="muted">none</span>` : value);
+
+function fields(detail: TransactionDetail, now: number): SafeHtml {
+  const tx = detail.transaction;
+  return html`<dl class="fields">
+<dt>ID</dt><dd><code>${tx.id}</code></dd>
+<dt>Type</dt><dd>${tx.type}</dd>
+<dt>Status</dt><dd>${badge(tx.status)}</dd>
+<dt>Amount</dt><dd>${money(tx.amount, tx.currency)}</dd>
+<dt>Order ID</dt><dd class="wrap">${tx.orderId}</dd>
+<dt>Description</dt><dd class="wrap">${orNone(tx.description)}</dd>
+<dt>Destination</dt><dd class="wrap">${orNone(tx.destination)}</dd>
+<dt>Created</dt><dd>${timeCell(tx.createdAt, now)}</dd>
+<dt>Updated</dt><dd>${timeCell(tx.updatedAt, now)}</dd>
+<dt>Trace ID</dt><dd>${detail.traceId ? html`<code>${detail.traceId}</code>` : orNone(null)}</dd>
+</dl>`;
+}
+
+function metadata(meta: Record<string, string>): SafeHtml {
+  const entries = Object.entries(meta);
+  if (entries.length === 0) return html`<p class="muted">No metadata.</p>`;
+  return html`<table class="metadata"><thead><tr><th scope="col">Key</th><th scope="col">Value</th></tr></thead><tbody>
+${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${k}</td><td data-label="Value" class="wrap">${v}</td></tr>`)}
+</tbody></table>`;
+}
+
+function attemptRow(a: Attempt, now: number): SafeHtml {
+  const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${a.error ?? 'no reply'}</span>`;
+  return html`<tr><td data-label="Attempt">${a.attempt}</td><td data-label="At">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
+}
+
+function event(e: EventView, now: number): SafeHtml {
+  const attempts =
+    e.delivery.attempts.length === 0
+      ? html`<p class="muted">No delivery attempts yet.</p>`
+      : html`<table class="attempts"><thead><tr><th scope="col">Attempt</th><th scope="col">At</th><th scope="col">Result</th><th scope="col">Duration</th></tr></thead>
+<tbody>${e.delivery.attempts.map((a) => attemptRow(a, now))}</tbody></table>`;
+  return html`<li class="event">
+<h3>${e.type}</h3>
+<p>${timeCell(e.createdAt, now)} · callback ${badge(e.delivery.status)} · <code>${e.id}</code></p>
+${attempts}
+</li>`;
+}
+
+export function renderDetailPage(assets: Assets, detail: TransactionDetail, now = Date.now()): string {
+  const timeline =
+    detail.events.length === 0
+      ? html`<p class="muted">No events yet.</p>`
+      : html`<ol class="timeline">${detail.events.map((e) => event(e, now))}</ol>`;
+  return layout(assets, `Transaction ${detail.transaction.orderId}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
+<h1>Transaction</h1>
+${fields(detail, now)}
+<h2>Metadata</h2>
+${metadata(detail.transaction.metadata)}
+<h2>Events and callbacks</h2>
+${timeline}`);
+}

@@ -1,0 +1,55 @@
+/** Small pieces shared by the server-rendered pages. */
+import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '@dw/contracts';
+import { html, type SafeHtml } from './html';
+
+const KNOWN_STATUSES = new Set<string>([...TRANSACTION_STATUSES, ...DELIVERY_STATUSES]);
+
+/** A status badge; the class comes from a fixed list, never from the data itself. */
+export function badge(status: string): SafeHtml {
+  const cls = KNOWN_STATUSES.has(status) ? `badge-${status}` : 'badge-unknown';
+  return html`<span class="badge ${cls}">${status}</span>`;
+}
+
+/** "2026-11-21 10:00:00 UTC", from the ISO timestamp as given. */
+export function absoluteTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** "3 minutes ago", relative to the moment the page is rendered. */
+export function relativeTime(iso: string, now: number = Date.now()): string {
+  const seconds = (new Date(iso).getTime() - now) / 1000;
+  if (Number.isNaN(seconds)) return '';
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size || unit === 'second') return relative.format(Math.round(seconds / size), unit);
+  }
+  return '';
+}
+
+/** A <time> showing the absolute UTC time, with the relative time beside it. */
+export function timeCell(iso: string, now?: number): SafeHtml {
+  return html`<time datetime="${iso}">${absoluteTime(iso)}</time> <span class="muted">(${relativeTime(iso, now)})</span>`;
+}
+
+/** Amount exactly as transactions-svc gave it: a decimal string, never parsed into a float. */
+export function money(amount: string, currency: string): SafeHtml {
+  return html`<span class="amount">${amount}</span> <span class="currency">${currency}</span>`;
+}
+
+export function viewHref(params: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, String(value));
+  const search = query.toString();
+  return search ? `/ui/viewTransaction?${search}` : '/ui/viewTransaction';
+}

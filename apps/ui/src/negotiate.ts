@@ -1,0 +1,45 @@
+/**
+ * Picks JSON or HTML from an Accept header. JSON is the default: no header, `*\/*`, or only types
+ * we do not produce. HTML wins only when the client ranks it above JSON (as browsers do).
+ */
+export type Representation = 'json' | 'html';
+
+interface Range {
+  type: string;
+  q: number;
+  order: number;
+}
+
+function parseAccept(accept: string): Range[] {
+  return accept.split(',').flatMap((part, order) => {
+    const [media, ...params] = part.trim().toLowerCase().split(';');
+    if (!media) return [];
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    return Number.isFinite(q) ? [{ type: media.trim(), q, order }] : [];
+  });
+}
+
+/** The best q (and earliest position) among ranges that match `mediaType`, most specific first. */
+function score(ranges: Range[], mediaType: string): { q: number; order: number; specificity: number } {
+  const [major] = mediaType.split('/');
+  let best = { q: 0, order: Infinity, specificity: -1 };
+  for (const r of ranges) {
+    const specificity = r.type === mediaType ? 2 : r.type === `${major}/*` ? 1 : r.type === '*/*' ? 0 : -1;
+    if (specificity > best.specificity) best = { q: r.q, order: r.order, specificity };
+  }
+  return best;
+}
+
+export function negotiate(accept: string | undefined): Representation {
+  if (!accept) return 'json';
+  const ranges = parseAccept(accept);
+  const html = score(ranges, 'text/html');
+  const json = score(ranges, 'application/json');
+  if (html.q <= 0) return 'json';
+  if (html.q > json.q) return 'html';
+  // Equal preference: a wildcard match defers to the named type, otherwise the one listed first.
+  if (html.q === json.q && html.specificity > json.specificity) return 'html';
+  if (html.q === json.q && html.specificity === json.specificity && html.order < json.order) return 'html';
+  return 'json';
+}

@@ -1,0 +1,52 @@
+/**
+ * GET /ui/viewTransaction: one transaction (`id`) or a filtered page of them, read from
+ * transactions-svc for the merchant the gateway authenticated, as JSON or as an HTML page
+ * depending on Accept. transactions-svc's own errors pass through with their status and body.
+ */
+import { PROBLEM_CONTENT_TYPE, ViewTransactionQuery, type Problem } from '@dw/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Assets } from '../assets';
+import { renderDetailPage } from '../html/detail-page';
+import { renderListPage } from '../html/list-page';
+import { negotiate } from '../negotiate';
+import { sendHtml } from '../security-headers';
+import type { TransactionsClient } from '../transactions-client';
+import { htmlProblems } from './html-problems';
+import { requireMerchant } from './merchant-scope';
+
+// Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
+const NO_STORE = 'no-store';
+
+function passProblem(reply: FastifyReply, status: number, problem: Problem): FastifyReply {
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+}
+
+export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers({ vary: 'Accept', 'cache-control': NO_STORE });
+  });
+  requireMerchant(app);
+  htmlProblems(app, assets);
+
+  app.get<{ Querystring: ViewTransactionQuery }>(
+    '/ui/viewTransaction',
+    { schema: { querystring: ViewTransactionQuery } },
+    async (request, reply) => {
+      const as = negotiate(request.headers.accept);
+      const scope = { merchantId: request.merchantId, requestId: String(request.id) };
+      const { id, ...filters } = request.query;
+
+      if (id !== undefined) {
+        const result = await client.get(scope, id);
+        if (!result.ok) return passProblem(reply, result.status, result.problem);
+        if (as === 'html') return sendHtml(reply, 200, renderDetailPage(assets, result.body), NO_STORE);
+        return reply.send(result.body);
+      }
+
+      const result = await client.list(scope, filters);
+      if (!result.ok) return passProblem(reply, result.status, result.problem);
+      if (as === 'html') return sendHtml(reply, 200, renderListPage(assets, result.body, filters), NO_STORE);
+      return reply.send(result.body);
+    },
+  );
+}

@@ -1,0 +1,23 @@
+/** Accept → JSON or HTML for /ui/viewTransaction. */
+import { negotiate } from '../src/negotiate';
+
+describe('content negotiation', () => {
+  it.each([
+    [undefined, 'json'],
+    ['', 'json'],
+    ['*/*', 'json'],
+    ['application/json', 'json'],
+    ['application/*', 'json'],
+    ['image/png', 'json'],
+    ['text/html', 'html'],
+    ['text/*', 'html'],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'html'],
+    ['application/json, text/html', 'json'],
+    ['text/html, application/json', 'html'],
+    ['application/json;q=0.5, text/html', 'html'],
+    ['text/html;q=0, */*', 'json'],
+    ['*/*, text/html', 'html'],
+  ] as const)('Accept %p gives %s', (accept, expected) => {
+    expect(negotiate(accept)).toBe(expected);
+  });
+});

@@ -1,0 +1,85 @@
+/** GET /ui (the interactive page) and its assets: no token, strict CSP, nothing inline. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { CONTENT_SECURITY_POLICY } from '../src/security-headers';
+import { deadAddress } from './support/fake-transactions-svc';
+import { startUi } from './support/ui-app';
+
+const PUBLIC = path.join(__dirname, '..', 'public');
+
+let ui: FastifyInstance;
+beforeAll(async () => {
+  // The page and its assets are static: no transactions-svc needed.
+  ui = await startUi(await deadAddress());
+});
+afterAll(async () => {
+  await ui?.close();
+});
+
+describe('GET /ui', () => {
+  it('serves the page without a token, with the strict CSP', async () => {
+    const res = await ui.inject({ method: 'GET', url: '/ui' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+    expect(res.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('has no inline script or style: only /ui/assets/app.js and app.css', async () => {
+    const { body } = await ui.inject({ method: 'GET', url: '/ui' });
+    const scripts = [...body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]![1]).toMatch(/\ssrc="\/ui\/assets\/app\.js\?v=[0-9a-f]+"/);
+    expect(scripts[0]![2]).toBe('');
+    expect(body).toMatch(/<link rel="stylesheet" href="\/ui\/assets\/app\.css\?v=[0-9a-f]+">/);
+    expect(body).not.toMatch(/<style|\sstyle=/i);
+    expect(body).not.toMatch(/\son\w+=/i);
+    expect(body).not.toMatch(/javascript:/i);
+  });
+
+  it('labels every control', async () => {
+    const { body } = await ui.inject({ method: 'GET', url: '/ui' });
+    const ids = [...body.matchAll(/<(?:input|select)\b[^>]*\sid="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThanOrEqual(7);
+    for (const id of ids) expect(body).toContain(`<label for="${id}">`);
+    expect(body).toContain('name="viewport"');
+  });
+});
+
+describe('GET /ui/assets/*', () => {
+  it.each([
+    ['app.js', 'text/javascript; charset=utf-8'],
+    ['app.css', 'text/css; charset=utf-8'],
+  ])('serves %s with its content type and a cache header', async (name, type) => {
+    const res = await ui.inject({ method: 'GET', url: `/ui/assets/${name}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe(type);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.headers.etag).toMatch(/^"[0-9a-f]+"$/);
+    expect(res.body).toBe(readFileSync(path.join(PUBLIC, name), 'utf8'));
+  });
+
+  it('lets browsers keep the version the page links to for good, and revalidate with the ETag', async () => {
+    const { body } = await ui.inject({ method: 'GET', url: '/ui' });
+    const href = /src="(\/ui\/assets\/app\.js\?v=[0-9a-f]+)"/.exec(body)![1]!;
+    const res = await ui.inject({ method: 'GET', url: href });
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const again = await ui.inject({ method: 'GET', url: href, headers: { 'if-none-match': res.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('answers 404 problem+json for any other name', async () => {
+    for (const url of ['/ui/assets/nope.js', '/ui/assets/..%2Fpackage.json', '/ui/assets/']) {
+      const res = await ui.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    }
+  });
+
+  it('builds the DOM without HTML parsing of data (no innerHTML and friends in app.js)', () => {
+    const js = readFileSync(path.join(PUBLIC, 'app.js'), 'utf8');
+    expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+  });
+});

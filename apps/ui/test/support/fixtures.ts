@@ -1,0 +1,65 @@
+/** Fixed data the stand-in transactions-svc answers with; hostile strings test the escaping. */
+import type { TransactionDetail, TransactionPage } from '@dw/contracts';
+
+export const MERCHANT_ID = '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01';
+export const OTHER_MERCHANT_ID = '7d1e0f6a-2b3c-4d5e-8f90-a1b2c3d4e5f6';
+export const HOSTILE = '<script>alert(1)</script>';
+export const HOSTILE_ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;';
+
+export const DEPOSIT = {
+  id: '3f0a8a5e-8c7b-4b1e-9d3a-6f1e2d3c4b5a',
+  type: 'deposit',
+  status: 'completed',
+  // More digits than a double holds: any float parse would change it.
+  amount: '123456789012345678.12345678',
+  currency: 'USDT',
+  orderId: HOSTILE,
+  description: 'first "deposit" & more',
+  metadata: { note: `<img src=x onerror=alert(2)>`, plain: 'value' },
+  destination: null,
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:00:05.000Z',
+} as const;
+
+export const WITHDRAW = {
+  id: '5c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e',
+  type: 'withdraw',
+  status: 'pending',
+  amount: '0.10',
+  currency: 'USD',
+  orderId: 'order-2',
+  description: null,
+  metadata: {},
+  destination: 'IBAN DE00 1234',
+  createdAt: '2026-11-21T09:00:00.000Z',
+  updatedAt: '2026-11-21T09:00:00.000Z',
+} as const;
+
+export const PAGE_ONE: TransactionPage = { items: [DEPOSIT, WITHDRAW], nextCursor: 'cursor-page-2' };
+export const PAGE_TWO: TransactionPage = { items: [], nextCursor: null };
+
+export const DETAIL: TransactionDetail = {
+  transaction: DEPOSIT,
+  events: [
+    {
+      id: 'evt_01',
+      type: 'deposit.pending',
+      createdAt: '2026-11-21T10:00:00.000Z',
+      delivery: {
+        status: 'succeeded',
+        attempts: [
+          { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 42 },
+          { attempt: 2, at: '2026-11-21T10:00:05.200Z', statusCode: null, error: 'connect ECONNREFUSED', durationMs: 3 },
+          { attempt: 3, at: '2026-11-21T10:00:15.300Z', statusCode: 200, error: null, durationMs: 17 },
+        ],
+      },
+    },
+    {
+      id: 'evt_02',
+      type: 'deposit.completed',
+      createdAt: '2026-11-21T10:00:05.000Z',
+      delivery: { status: 'retrying', attempts: [] },
+    },
+  ],
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+};
