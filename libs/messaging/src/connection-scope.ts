@@ -38,6 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class ConnectionScope implements ConnectedContext {
   private closed = false;
   private readonly consumers: Array<{ channel: Channel; tag: string }> = [];
+  private readonly channels = new Set<Channel>();
   private readonly closingOnPurpose = new WeakSet<Channel>();
   private confirm?: Promise<ConfirmChannel>;
 
@@ -54,8 +55,10 @@ export class ConnectionScope implements ConnectedContext {
 
   async createChannel(options: { prefetch?: number } = {}): Promise<Channel> {
     const channel = await this.connection.createChannel();
+    this.channels.add(channel);
     channel.on('error', (err: Error) => this.hooks.logger.warn({ err }, 'AMQP channel error'));
     channel.on('close', () => {
+      this.channels.delete(channel);
       // A dying connection closes its channels just before it reports its own close: look after it.
       setImmediate(() => {
         if (!this.closingOnPurpose.has(channel)) this.recycle('an AMQP channel closed unexpectedly');
@@ -133,6 +136,18 @@ export class ConnectionScope implements ConnectedContext {
   /** Stops deliveries to every consumer; messages already delivered keep their handlers. */
   async cancelConsumers(): Promise<void> {
     await Promise.all(this.consumers.map(({ channel, tag }) => channel.cancel(tag).catch(() => undefined)));
+  }
+
+  /**
+   * Closes every channel in turn before the connection goes: a channel's close frame follows its
+   * last acks on the same stream, whereas a connection close could overtake them.
+   */
+  async closeChannels(): Promise<void> {
+    const confirm = this.confirm;
+    this.confirm = undefined;
+    const all = [...this.channels];
+    await Promise.all(all.map((channel) => this.closeChannel(channel)));
+    if (confirm) await confirm.then((channel) => channel.close()).catch(() => undefined);
   }
 
   /** A broken channel leaves its consumer dead: closing the connection lets recovery rebuild all. */

@@ -120,6 +120,7 @@ export class AmqpConnection {
     for (const w of this.waiters.splice(0)) w.reject(new ConnectionClosedError());
     await this.scope?.cancelConsumers();
     await Promise.allSettled([...this.inflight]);
+    await this.scope?.closeChannels();
     const recovering = await this.recovering;
     await recovering?.close().catch(() => undefined);
     this.scope = undefined;

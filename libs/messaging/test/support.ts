@@ -68,3 +68,5 @@ export async function forceCloseConnection(name: string): Promise<number> {
   for (const pid of pids) await run('rabbitmqctl', ['close_connection', pid, 'messaging test: forced close']);
   return pids.length;
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
