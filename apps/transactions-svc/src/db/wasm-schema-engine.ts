@@ -2,7 +2,6 @@
 // Its package entry imports the .wasm as an ES module, which Node 20 cannot do without a flag, so we
 // instantiate the wasm-bindgen glue (`schema_engine_bg.js`) with the .wasm beside it ourselves.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Bindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 
@@ -44,29 +43,30 @@ export function lastEnginePanic(): string | undefined {
   return registryHolder.PRISMA_WASM_PANIC_REGISTRY?.last;
 }
 
-// The glue reads the registry from its own realm's global, which under Jest is not the sandbox's
-// globalThis: reach that realm through its Function constructor.
-function installPanicRegistry(glue: Glue): void {
-  const glueRealm = (glue.SchemaEngine.constructor as FunctionConstructor)('return globalThis')() as typeof registryHolder;
-  const registry: PanicRegistry = {
-    set_message(message: string) {
-      this.last = message;
-    },
-  };
-  glueRealm.PRISMA_WASM_PANIC_REGISTRY ??= registry;
-  registryHolder.PRISMA_WASM_PANIC_REGISTRY ??= glueRealm.PRISMA_WASM_PANIC_REGISTRY;
+// The glue (`schema_engine_bg.js`) is an ES module of plain `export function` / `export class`
+// declarations with no imports. Node's require(esm) could load it, but Jest's module registry
+// cannot (it also intercepts createRequire and getBuiltinModule), so it is evaluated here as a
+// function body returning its exports: one loading path for node, esbuild bundles and Jest.
+function evaluateGlue(source: string): Glue {
+  if (/^\s*import\s/m.test(source) || /^export\s+(?!function\s|class\s)/m.test(source)) {
+    throw new Error('@prisma/schema-engine-wasm glue has an unexpected module shape; update src/db/wasm-schema-engine.ts');
+  }
+  const names = [...source.matchAll(/^export\s+(?:function|class)\s+([A-Za-z0-9_$]+)/gm)].map((match) => match[1]!);
+  const body = `"use strict";\n${source.replace(/^export\s+(?=function\s|class\s)/gm, '')}\nreturn { ${names.join(', ')} };`;
+  return new Function(body)() as Glue;
 }
 
 let loaded: typeof Bindings.SchemaEngine | undefined;
 
 export function schemaEngineClass(): typeof Bindings.SchemaEngine {
   if (loaded) return loaded;
-  // The glue is an ES module. Node's own require loads it (require(esm), on by default since
-  // Node 20.19); a plain `require` would go through Jest's module registry, which cannot.
-  const nodeRequire = createRequire(__filename);
-  const gluePath = nodeRequire.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-  const glue = nodeRequire(gluePath) as Glue;
-  installPanicRegistry(glue);
+  registryHolder.PRISMA_WASM_PANIC_REGISTRY ??= {
+    set_message(message: string) {
+      this.last = message;
+    },
+  };
+  const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+  const glue = evaluateGlue(readFileSync(gluePath, 'utf8'));
   const wasmModule = new Wasm.Module(readFileSync(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm')));
   const instance = new Wasm.Instance(wasmModule, { './schema_engine_bg.js': withUnrefTimers(glue) });
   glue.__wbg_set_wasm(instance.exports);

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { hashApiToken } from '../../src/db/merchant-credentials';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { removeCliBuild, runCli } from './run-cli';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TOKEN = /^dwk_[A-Za-z0-9_-]{43}$/; // base64url of 32 bytes, no padding
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/; // base64 of 32 bytes
+
+let db: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase('merchant_cli');
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+});
+
+afterAll(async () => {
+  removeCliBuild();
+  await client?.end();
+  await db?.drop();
+});
+
+const merchant = (...args: string[]) => runCli('merchant', args, { DATABASE_URL: db.url });
+
+/** The single JSON line a successful command prints. */
+function credentials(stdout: string): Record<string, string> {
+  const lines = stdout.split('\n');
+  expect(lines).toHaveLength(2); // one line, then the final newline
+  expect(lines[1]).toBe('');
+  return JSON.parse(lines[0]!) as Record<string, string>;
+}
+
+async function stored(merchantId: string) {
+  const { rows } = await client.query<{ name: string; api_token_hash: string; callback_signing_secret: string }>(
+    'SELECT name, api_token_hash, callback_signing_secret FROM merchants WHERE id = $1',
+    [merchantId],
+  );
+  return rows[0]!;
+}
+
+async function createMerchant(name = 'Acme Ltd') {
+  const result = await merchant('create', '--name', name);
+  expect(result.code).toBe(0);
+  return credentials(result.stdout);
+}
+
+describe('merchant create', () => {
+  it('prints exactly one JSON line with merchantId, apiToken and callbackSigningSecret', async () => {
+    const result = await merchant('create', '--name', 'Acme Ltd');
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const issued = credentials(result.stdout);
+    expect(Object.keys(issued)).toEqual(['merchantId', 'apiToken', 'callbackSigningSecret']);
+    expect(issued.merchantId).toMatch(UUID);
+    expect(issued.apiToken).toMatch(TOKEN);
+    expect(issued.callbackSigningSecret).toMatch(SECRET);
+  });
+
+  it('stores the hex SHA-256 of the token, never the token, and the secret as issued', async () => {
+    const issued = await createMerchant('Hash Check Ltd');
+
+    const row = await stored(issued.merchantId!);
+    expect(row.name).toBe('Hash Check Ltd');
+    expect(row.api_token_hash).toBe(createHash('sha256').update(issued.apiToken!).digest('hex'));
+    expect(hashApiToken(issued.apiToken!)).toBe(row.api_token_hash);
+    expect(row.callback_signing_secret).toBe(issued.callbackSigningSecret);
+    const { rows } = await client.query("SELECT 1 FROM merchants WHERE row_to_json(merchants)::text LIKE '%' || $1 || '%'", [issued.apiToken]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('issues different credentials to each merchant', async () => {
+    const [a, b] = [await createMerchant('A'), await createMerchant('B')];
+    expect(a.merchantId).not.toBe(b.merchantId);
+    expect(a.apiToken).not.toBe(b.apiToken);
+    expect(a.callbackSigningSecret).not.toBe(b.callbackSigningSecret);
+  });
+});
+
+describe('merchant rotate-token', () => {
+  it('replaces the stored hash with the new token and prints it with the unchanged secret', async () => {
+    const issued = await createMerchant();
+
+    const result = await merchant('rotate-token', '--merchant', issued.merchantId!);
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const rotated = credentials(result.stdout);
+    expect(Object.keys(rotated)).toEqual(['merchantId', 'apiToken', 'callbackSigningSecret']);
+    expect(rotated.merchantId).toBe(issued.merchantId);
+    expect(rotated.apiToken).toMatch(TOKEN);
+    expect(rotated.apiToken).not.toBe(issued.apiToken);
+    expect(rotated.callbackSigningSecret).toBe(issued.callbackSigningSecret);
+    expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(rotated.apiToken!));
+  });
+});
+
+describe('merchant rotate-secret', () => {
+  it('replaces the secret, keeps the token, and prints the new secret without a token', async () => {
+    const issued = await createMerchant();
+
+    const result = await merchant('rotate-secret', '--merchant', issued.merchantId!);
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const rotated = credentials(result.stdout);
+    expect(Object.keys(rotated)).toEqual(['merchantId', 'callbackSigningSecret']);
+    expect(rotated.callbackSigningSecret).toMatch(SECRET);
+    expect(rotated.callbackSigningSecret).not.toBe(issued.callbackSigningSecret);
+    const row = await stored(issued.merchantId!);
+    expect(row.callback_signing_secret).toBe(rotated.callbackSigningSecret);
+    expect(row.api_token_hash).toBe(hashApiToken(issued.apiToken!));
+  });
+});
+
+describe('merchant bad usage', () => {
+  it.each([
+    [['fly'], 2, /unknown command fly/],
+    [[], 2, /missing command/],
+    [['create'], 2, /--name/],
+    [['create', '--name', '   '], 2, /--name/],
+    [['create', '--name', 'x'.repeat(201)], 2, /longer than 200/],
+    [['rotate-token'], 2, /--merchant/],
+    [['rotate-token', '--merchant', 'not-a-uuid'], 2, /UUID/],
+    [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000'], 1, /no merchant with id 00000000-0000-4000-8000-000000000000/],
+  ])('merchant %j prints nothing on stdout, explains on stderr and exits %i', async (args, code, message) => {
+    const result = await merchant(...args);
+
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('names PostgreSQL and its address when it is unreachable', async () => {
+    const result = await runCli('merchant', ['create', '--name', 'x'], { DATABASE_URL: 'postgresql://postgres:pw-123@127.0.0.1:1/x' });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/PostgreSQL.*127\.0\.0\.1:1/);
+    expect(result.stderr).not.toContain('pw-123');
+  });
+});
