@@ -16,11 +16,11 @@ async function newDeposit(amount = '10.00') {
   return res.json().id as string;
 }
 
-const move = (id: string, body: unknown, token: string | undefined = ADMIN_TOKEN) =>
+const move = (id: string, body: unknown, token: string | null = ADMIN_TOKEN) =>
   svc.app.inject({
     method: 'POST',
     url: `/internal/transactions/${id}/status`,
-    headers: token === undefined ? {} : { 'x-admin-token': token },
+    headers: token === null ? {} : { 'x-admin-token': token },
     payload: body as object,
   });
 
@@ -33,7 +33,7 @@ async function eventTypes(id: string) {
 describe('POST /internal/transactions/{id}/status', () => {
   it('answers 401 without or with a wrong admin token, and changes nothing', async () => {
     const id = await newDeposit();
-    expect((await move(id, { status: 'completed' }, undefined)).statusCode).toBe(401);
+    expect((await move(id, { status: 'completed' }, null)).statusCode).toBe(401);
     expect((await move(id, { status: 'completed' }, 'wrong')).statusCode).toBe(401);
     expect((await move(id, { status: 'completed' }, '')).statusCode).toBe(401);
     expect(await eventTypes(id)).toHaveLength(1);
