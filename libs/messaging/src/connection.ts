@@ -65,7 +65,7 @@ export class AmqpConnection {
   start(): void {
     if (this.recovering || this.closing) return;
     const { logger, url, name } = this.opts;
-    logger.info({ url: redactUrl(url), name }, 'connecting to RabbitMQ');
+    logger.info({ url: redactUrl(url), connection: name }, 'connecting to RabbitMQ');
     this.recovering = connect(this.urlWithHeartbeat(), {
       clientProperties: { connection_name: name },
       recovery: {
@@ -124,7 +124,7 @@ export class AmqpConnection {
     const recovering = await this.recovering;
     await recovering?.close().catch(() => undefined);
     this.scope = undefined;
-    this.opts.logger.info({ name: this.opts.name }, 'RabbitMQ connection closed');
+    this.opts.logger.info({ connection: this.opts.name }, 'RabbitMQ connection closed');
   }
 
   private hooks() {
@@ -154,22 +154,22 @@ export class AmqpConnection {
       if (this.pending?.connection !== model) return;
       this.scope = this.pending;
       this.pending = undefined;
-      logger.info({ name }, 'connected to RabbitMQ');
+      logger.info({ connection: name }, 'connected to RabbitMQ');
       for (const w of this.waiters.splice(0)) w.resolve();
     });
     recovering.on('disconnect', (err: Error) => {
       this.scope = undefined;
-      if (!this.closing) logger.warn({ err: { message: err.message }, name }, 'lost the RabbitMQ connection');
+      if (!this.closing) logger.warn({ err: { message: err.message }, connection: name }, 'lost the RabbitMQ connection');
     });
     recovering.on('connect-failed', (err: Error) =>
-      logger.warn({ err: { message: err.message }, name }, 'could not connect to RabbitMQ'),
+      logger.warn({ err: { message: err.message }, connection: name }, 'could not connect to RabbitMQ'),
     );
     recovering.on('reconnect-scheduled', ({ attempt, delay }: { attempt: number; delay: number }) =>
-      logger.info({ attempt, delayMs: delay, name }, 'reconnecting to RabbitMQ'),
+      logger.info({ attempt, delayMs: delay, connection: name }, 'reconnecting to RabbitMQ'),
     );
-    recovering.on('reconnect-failed', (err: Error) => logger.error({ err, name }, 'gave up reconnecting to RabbitMQ'));
-    recovering.on('blocked', (reason: string) => logger.warn({ reason, name }, 'RabbitMQ blocked this connection'));
-    recovering.on('unblocked', () => logger.info({ name }, 'RabbitMQ unblocked this connection'));
+    recovering.on('reconnect-failed', (err: Error) => logger.error({ err, connection: name }, 'gave up reconnecting to RabbitMQ'));
+    recovering.on('blocked', (reason: string) => logger.warn({ reason, connection: name }, 'RabbitMQ blocked this connection'));
+    recovering.on('unblocked', () => logger.info({ connection: name }, 'RabbitMQ unblocked this connection'));
     // The scope already logs the connection's errors; an emitter without an 'error' listener throws.
     recovering.on('error', () => undefined);
     return recovering;

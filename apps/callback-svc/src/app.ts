@@ -1,0 +1,23 @@
+/** Builds the callback-svc Fastify instance (health, readiness, metrics only); main.ts starts it. */
+import { createService } from '@dw/http-kit';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+
+export interface AppDeps {
+  logger: FastifyBaseLogger;
+  /** The broker connection; ready only while connected with its topology asserted. */
+  amqp: { isConnected(): boolean };
+  pool: Pool;
+}
+
+export function buildApp({ logger, amqp, pool }: AppDeps): FastifyInstance {
+  return createService({
+    logger,
+    readiness: {
+      rabbitmq: async () => {
+        if (!amqp.isConnected()) throw new Error('not connected to RabbitMQ');
+      },
+      postgresql: () => pool.query('SELECT 1'),
+    },
+  });
+}
