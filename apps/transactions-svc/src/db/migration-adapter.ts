@@ -1,5 +1,6 @@
-// The driver adapter handed to Prisma's WASM schema engine. It is @prisma/adapter-pg with three
-// corrections the engine needs (see RECIPES.md "Prisma 7 without the native schema engine").
+// The driver adapter handed to Prisma's WASM schema engine: @prisma/adapter-pg with the corrections
+// the engine needs (RECIPES.md "Prisma 7 without the native schema engine", plus two found here):
+// catalog result types, whole-script execution, one session per database, a real shadow database.
 import { randomUUID } from 'node:crypto';
 import { ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -63,8 +64,8 @@ function connectOne(url: string, onDispose?: () => Promise<void>): Promise<SqlDr
 
 // adapter-pg's executeScript splits a script on ";", which breaks dollar-quoted function bodies
 // (our outbox trigger), and the engine runs each whole migration.sql through it. Send the script
-// as one simple-protocol query, as the native engine does: PostgreSQL runs a multi-statement
-// query atomically unless it contains its own BEGIN/COMMIT.
+// as one simple-protocol query (no bind values), like the native engine's raw command: PostgreSQL
+// then runs the multi-statement script as one implicit transaction unless it has its own COMMIT.
 function wholeScripts(adapter: SqlDriverAdapter, onDispose?: () => Promise<void>): SqlDriverAdapter {
   const dispose = adapter.dispose.bind(adapter);
   adapter.executeScript = async (script: string) => {
