@@ -97,8 +97,11 @@ export class AmqpConnection {
 
   /** The connection's confirm channel, recreated after a reconnect or a channel error. */
   async confirmChannel(): Promise<ConfirmChannel> {
-    await this.whenConnected();
-    return this.scope!.confirmChannel();
+    // Loop: the connection may drop again between the wake-up and this line.
+    for (;;) {
+      await this.whenConnected();
+      if (this.scope) return this.scope.confirmChannel();
+    }
   }
 
   /** Work close() must wait for (a handler, a publish); returns the same promise. */

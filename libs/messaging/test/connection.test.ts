@@ -59,6 +59,20 @@ describe('AmqpConnection start', () => {
     await conn.close();
     await expect(conn.whenConnected()).rejects.toThrow(/closed/);
   });
+
+  it('keeps retrying, without crashing, while a queue exists with other arguments (PRECONDITION_FAILED)', async () => {
+    const clash = callbackTopology({ prefix: `${prefix}clash.`, retryDelaysMs: [200] });
+    const retryQueue = clash.queues[1]!.name;
+    await admin.channel.assertQueue(retryQueue, { durable: true }); // a classic queue without TTL
+    try {
+      const { conn, logger } = manager({ topology: clash });
+      conn.start();
+      await waitUntil('the refusal is logged twice', () => logger.lines.filter((l) => l.msg === 'could not connect to RabbitMQ').length >= 2);
+      expect(conn.isConnected()).toBe(false);
+    } finally {
+      await deleteAll(clash);
+    }
+  });
 });
 
 describe('AmqpConnection consumers', () => {
