@@ -42,7 +42,7 @@ export const Transaction = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { additionalProperties: false, $id: 'Transaction' },
+  { additionalProperties: false },
 );
 export type Transaction = Static<typeof Transaction>;
 

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import pino from 'pino';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app';
 import { createPrisma } from '../../src/db/prisma';
 import type { PrismaClient } from '../../src/generated/prisma/client';
@@ -17,7 +17,7 @@ export interface TestService {
   merchantA: string;
   merchantB: string;
   /** inject as a merchant (the gateway would add x-merchant-id) */
-  as(merchantId: string, opts: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  as(merchantId: string, opts: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
