@@ -230,7 +230,7 @@ describe('transactions viewer and state changes', () => {
 
 describe('documents', () => {
   it('serves OpenAPI 3.1 generated from the validating schemas, and Swagger UI at /docs', async () => {
-    const doc = await (await fetch(`${stack.gateway}/openapi.json`)).json();
+    const doc = (await (await fetch(`${stack.gateway}/openapi.json`)).json()) as { openapi: string; paths: object };
     expect(doc.openapi).toBe('3.1.0');
     for (const p of ['/api/createDeposit', '/api/createWithdraw', '/api/getCallbackUrls', '/api/updateCallbackUrlDeposit', '/api/updateCallbackUrlWithdraw', '/ui/viewTransaction']) {
       expect(doc.paths).toHaveProperty([p]);

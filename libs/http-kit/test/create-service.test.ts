@@ -1,0 +1,63 @@
+import pino from 'pino';
+import { Type } from '@sinclair/typebox';
+import { createService, conflict } from '../src';
+
+function app(ready = async () => undefined) {
+  const a = createService({ logger: pino({ level: 'silent' }), readiness: { dep: ready } });
+  a.post('/things', { schema: { body: Type.Object({ n: Type.String() }, { additionalProperties: false }) } }, async () => ({ ok: true }));
+  a.get('/conflict', async () => {
+    throw conflict('already there');
+  });
+  a.get('/boom', async () => {
+    throw new Error('secret internals at /srv/db');
+  });
+  return a;
+}
+
+describe('the shared service shell', () => {
+  it('answers problem+json with the request id for validation errors, naming each field', async () => {
+    const res = await app().inject({ method: 'POST', url: '/things', payload: { n: 1, extra: true }, headers: { 'x-request-id': 'abc-1' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['x-request-id']).toBe('abc-1');
+    const body = res.json();
+    expect(body).toMatchObject({ status: 400, code: 'validation_failed', requestId: 'abc-1', title: 'Validation failed' });
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        { path: '/n', message: 'must be a string' },
+        { path: '/extra', message: 'is not an allowed field' },
+      ]),
+    );
+  });
+
+  it('replaces an unusable x-request-id with a generated one', async () => {
+    const res = await app().inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'has space' } });
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('maps domain errors to their status and code', async () => {
+    const res = await app().inject({ method: 'GET', url: '/conflict' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'conflict', detail: 'already there' });
+  });
+
+  it('never leaks internals in a 500', async () => {
+    const res = await app().inject({ method: 'GET', url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().code).toBe('internal');
+    expect(res.body).not.toContain('secret');
+  });
+
+  it('answers 404 problem+json for unknown routes and 415 for non-JSON bodies', async () => {
+    expect((await app().inject({ method: 'GET', url: '/nope' })).json().code).toBe('not_found');
+    const res = await app().inject({ method: 'POST', url: '/things', payload: 'n=1', headers: { 'content-type': 'text/plain' } });
+    expect(res.statusCode).toBe(415);
+  });
+
+  it('reports readiness from its checks', async () => {
+    expect((await app().inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    const down = await app(async () => Promise.reject(new Error('down'))).inject({ method: 'GET', url: '/readyz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ code: 'service_unavailable', detail: 'Not ready: dep unreachable.' });
+  });
+});
