@@ -9,6 +9,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Upstream } from './upstreams';
 
 /** Registers the upstream for a route scope; its handlers then call `forward`. */
+const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'];
+
 export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<void> {
   await scope.register(replyFrom, { base: up.url, undici: up.pool });
 }
@@ -19,6 +21,9 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       const out = { ...headers };
       delete out[HEADER_API_TOKEN];
       delete out[HEADER_MERCHANT_ID];
+      // OpenTelemetry's undici instrumentation writes the gateway span's own trace context; a copy
+      // of the client's would make a second, conflicting traceparent header.
+      for (const h of TRACE_HEADERS) delete out[h];
       out[HEADER_REQUEST_ID] = String(req.id);
       if (req.merchantId) out[HEADER_MERCHANT_ID] = req.merchantId;
       return out;

@@ -1,5 +1,6 @@
 /** The contract, sections 1–4, 6, 7, against the four real processes through the gateway. */
 import fc from 'fast-check';
+import pg from 'pg';
 import { ADMIN_TOKEN, api, startStack, waitFor, type Merchant, type Stack } from './support/stack';
 
 let stack: Stack;
@@ -225,6 +226,32 @@ describe('transactions viewer and state changes', () => {
     const op = await view(opTx.id);
     expect(op.transaction.status).toBe('processing'); // the settler only moves pending ones
     expect(op.events.map((e: { type: string }) => e.type)).toEqual(['withdraw.pending', 'withdraw.processing']);
+  });
+});
+
+describe('tracing (W3C traceparent)', () => {
+  it('carries the caller’s trace into the outbox row and shows its trace id in the viewer', async () => {
+    const traceId = 'ab'.repeat(16);
+    const call = api(stack, m1.apiToken);
+    const tx = (
+      await call('POST', '/api/createDeposit', { amount: '3', currency: 'USD', orderId: orderId() }, {
+        traceparent: `00-${traceId}-${'cd'.repeat(8)}-01`,
+      })
+    ).json;
+    const client = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT o.headers->>'traceparent' AS tp FROM outbox o JOIN transaction_events e ON e.id = o.event_id WHERE e.transaction_id = $1`,
+        [tx.id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].tp).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+    } finally {
+      await client.end();
+    }
+    const view = await call('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' });
+    expect(view.json.traceId).toBe(traceId);
   });
 });
 

@@ -222,3 +222,31 @@ describe('bad input: 400 validation_failed naming the field, nothing written', (
     expect(res.json().code).toBe('unauthorized');
   });
 });
+
+describe('when PostgreSQL is unreachable', () => {
+  it('answers 503 service_unavailable (never 500) and /readyz 503', async () => {
+    const pino = (await import('pino')).default;
+    const { buildApp } = await import('../../src/app');
+    const { createPrisma } = await import('../../src/db/prisma');
+    const db = createPrisma('postgresql://postgres@127.0.0.1:1/nowhere', 1);
+    const app = buildApp({
+      config: { adminToken: undefined, sandboxSettleMs: 0, allowPrivateHosts: false },
+      db,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/createDeposit',
+        headers: { 'x-merchant-id': svc.merchantA },
+        payload: { amount: '1', currency: 'USD', orderId: 'db-down' },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    } finally {
+      await app.close();
+      await db.$disconnect();
+    }
+  });
+});
