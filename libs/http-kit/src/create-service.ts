@@ -4,7 +4,7 @@
  */
 import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration } from '@dw/telemetry';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
 import { registerProblemHandling } from './problem-handler';
@@ -12,6 +12,7 @@ import { genReqId } from './request-id';
 import { validatorCompiler } from './validation';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface ServiceOptions {
   logger: FastifyBaseLogger;
@@ -25,8 +26,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger,
     genReqId,
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: true,
+    // One line per request is written by the onResponse hook below instead of Fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? BODY_LIMIT_BYTES,
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
@@ -44,7 +45,9 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
     httpRequestDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
-    request.log.info(
+    // Probes and scrapes arrive every few seconds: keep them out of the info log.
+    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info';
+    request.log[level](
       { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request done',
     );
