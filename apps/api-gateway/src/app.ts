@@ -23,7 +23,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     logger: deps.logger,
     readiness: { 'transactions-svc': () => upstreamAlive(deps.transactions), ui: () => upstreamAlive(deps.ui) },
   });
-  app.decorateRequest('merchantId', undefined);
+  app.decorateRequest('merchantId', '');
   const buckets = new TokenBuckets(deps.rateLimitPerSecond);
   const sweep = setInterval(() => buckets.sweep(), 10_000).unref();
   app.addHook('onClose', async () => {

@@ -1,6 +1,6 @@
 /** Builds the transactions-svc Fastify instance; main.ts starts it, tests inject into it. */
 import type { TransactionsConfig } from '@dw/config';
-import { createService } from '@dw/http-kit';
+import { createService, requireMerchant } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { PrismaClient } from './generated/prisma/client';
 import { mapDatabaseError } from './db-errors';
@@ -8,7 +8,7 @@ import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { internalAuthRoutes } from './routes/internal-auth';
-import { requireMerchant } from './routes/merchant-scope';
+
 import { operatorRoutes } from './routes/operator-status';
 import { viewTransactionRoutes } from './routes/view-transactions';
 

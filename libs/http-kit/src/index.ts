@@ -6,3 +6,4 @@ export * from './request-id';
 export * from './health';
 export * from './create-service';
 export * from './run-service';
+export * from './merchant-scope';

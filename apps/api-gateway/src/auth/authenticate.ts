@@ -8,12 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TokenBuckets } from './token-bucket';
 import type { TokenResolver } from './token-resolver';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    merchantId: string | undefined;
-  }
-}
-
 export function authenticate(app: FastifyInstance, resolver: TokenResolver, buckets: TokenBuckets): void {
   app.addHook('onRequest', async (request) => {
     const token = request.headers[HEADER_API_TOKEN];

@@ -1,3 +1,6 @@
+import pino from 'pino';
+import { buildApp } from '../../src/app';
+import { createPrisma } from '../../src/db/prisma';
 import { rowCounts, startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -225,9 +228,6 @@ describe('bad input: 400 validation_failed naming the field, nothing written', (
 
 describe('when PostgreSQL is unreachable', () => {
   it('answers 503 service_unavailable (never 500) and /readyz 503', async () => {
-    const pino = (await import('pino')).default;
-    const { buildApp } = await import('../../src/app');
-    const { createPrisma } = await import('../../src/db/prisma');
     const db = createPrisma('postgresql://postgres@127.0.0.1:1/nowhere', 1);
     const app = buildApp({
       config: { adminToken: undefined, sandboxSettleMs: 0, allowPrivateHosts: false },

@@ -12,7 +12,7 @@ import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 import { htmlProblems } from './html-problems';
-import { requireMerchant } from './merchant-scope';
+import { requireMerchant } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
 const NO_STORE = 'no-store';

@@ -1,9 +1,11 @@
 /**
  * The gateway authenticates the merchant's token and forwards its id in x-merchant-id; every data
- * route of this service is scoped to that merchant. Anything else is refused with 401.
+ * route of the service using this hook is scoped to that merchant. Anything else is refused with 401.
+ * Only the gateway can reach these services (NetworkPolicy in k8s/), and it strips the header a
+ * client sends.
  */
 import { HEADER_MERCHANT_ID } from '@dw/contracts';
-import { unauthorized } from '@dw/http-kit';
+import { unauthorized } from './errors';
 import type { FastifyInstance } from 'fastify';
 
 // Lower-case, as the gateway sends it and as transactions-svc accepts it.
