@@ -5,3 +5,4 @@ export * from './view';
 export * from './problem';
 export * from './events';
 export * from './headers';
+export * from './event-body';

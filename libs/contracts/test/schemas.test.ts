@@ -35,3 +35,15 @@ describe('viewTransaction query', () => {
     expect(q({ limit: 101 })).toBe(false);
   });
 });
+
+describe('callbackBody', () => {
+  it('serializes an event with the contract’s key order, whatever order it was stored in', () => {
+    const { callbackBody } = require('../src') as typeof import('../src');
+    const stored = JSON.parse(
+      '{"id":"evt_1","data":{"updatedAt":"u","id":"t","type":"deposit","status":"pending","amount":"1.50","currency":"USD","orderId":"o","metadata":{},"createdAt":"c","description":null,"destination":null},"type":"deposit.pending","sequence":1,"createdAt":"c"}',
+    );
+    expect(callbackBody(stored)).toBe(
+      '{"id":"evt_1","type":"deposit.pending","createdAt":"c","sequence":1,"data":{"id":"t","type":"deposit","status":"pending","amount":"1.50","currency":"USD","orderId":"o","description":null,"metadata":{},"destination":null,"createdAt":"c","updatedAt":"u"}}',
+    );
+  });
+});
