@@ -8,10 +8,12 @@ import net from 'node:net';
 import path from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
+import { loadCallbackConfig } from '@dw/config';
+import { callbackTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const ADMIN_TOKEN = 'e2e-admin-token';
 
 export type ServiceName = 'api-gateway' | 'transactions-svc' | 'callback-svc' | 'ui';
@@ -136,7 +138,7 @@ export async function startStack(label: string, overrides: Record<string, string
     async close() {
       await Promise.all([...children.keys()].map((n) => stack.stop(n)));
       await dropDatabase(`dw_e2e_${id}`);
-      await deleteBrokerObjects(env.AMQP_PREFIX!);
+      await deleteBrokerObjects(env.AMQP_PREFIX!, loadCallbackConfig(env).retryDelaysMs);
     },
   };
 
@@ -159,22 +161,15 @@ async function dropDatabase(name: string) {
   await client.end();
 }
 
-/** Deletes the queues and exchanges a stack declared (their names carry its prefix). */
-async function deleteBrokerObjects(prefix: string) {
+/** Deletes the queues and exchanges a stack declared (the topology's own list of them). */
+async function deleteBrokerObjects(prefix: string, retryDelaysMs: number[]) {
+  const topology = mergeTopologies(callbackTopology({ prefix, retryDelaysMs }), tokenTopology(prefix));
   const conn = await amqp.connect(AMQP_URL);
   try {
-    const names = ['callbacks.deliver', 'tx.events', 'merchant.tokens', 'callbacks.retry', 'callbacks.dlx'];
-    for (const delay of ['5s', '10s', '20s', '40s', '80s']) names.push(`callbacks.retry.${delay}`);
-    for (const n of names) {
-      const ch = await conn.createChannel();
-      ch.on('error', () => {});
-      await ch.deleteQueue(prefix + n).catch(() => {});
-      const ch2 = await conn.createChannel();
-      ch2.on('error', () => {});
-      await ch2.deleteExchange(prefix + n).catch(() => {});
-      await ch.close().catch(() => {});
-      await ch2.close().catch(() => {});
-    }
+    const ch = await conn.createChannel();
+    for (const q of topology.queues) await ch.deleteQueue(q.name);
+    for (const x of topology.exchanges) await ch.deleteExchange(x.name);
+    await ch.close();
   } finally {
     await conn.close();
   }
