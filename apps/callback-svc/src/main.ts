@@ -4,16 +4,20 @@ import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createBrokerConnection } from './broker';
 import { createPool } from './database';
+import { consumeDeliveries } from './delivery-consumer';
 
 async function main() {
   const config = loadCallbackConfig();
   const logger = createLogger('callback-svc', config.logLevel);
   const pool = createPool(config, logger);
   const amqp = createBrokerConnection(config, logger);
+  const deliveries = consumeDeliveries({ config, amqp, pool, logger });
   const app = buildApp({ logger, amqp, pool });
-  // Fastify stops serving first; then consumers hand back what they hold, then the pool they use goes.
+  // Fastify stops serving first; then the consumer stops taking messages and lets the deliveries in
+  // flight finish and ack (what is still unacked returns to RabbitMQ), then what they used goes.
   app.addHook('onClose', async () => {
     await amqp.close();
+    await deliveries.close();
     await pool.end();
   });
   // Not awaited: the service listens (and /readyz says 503) while RabbitMQ is still out of reach.

@@ -1,0 +1,24 @@
+/** What one HTTP attempt came to: the row written to callback_attempts and the label for metrics. */
+export type AttemptOutcome =
+  /** status 200: the only success (CONTRACT 5, rule 2) */
+  | 'succeeded'
+  /** any other status, 3xx included (redirects are not followed) */
+  | 'http_status'
+  /** no complete reply within CALLBACK_TIMEOUT_MS */
+  | 'timeout'
+  /** refused, reset, DNS failure, TLS failure … */
+  | 'network_error'
+  /** the host is or resolved to a non-public address while those are not allowed */
+  | 'private_address';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  url: string;
+  /** When the attempt started. */
+  at: Date;
+  durationMs: number;
+  /** The reply's status; null when there was no reply. */
+  statusCode: number | null;
+  /** Why the attempt failed when there is more to say than the status; never empty when set. */
+  error: string | null;
+}

@@ -1,0 +1,32 @@
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com): the merchant verifies
+ * `v1,<base64 HMAC-SHA256("{id}.{timestamp}.{body}")>` with the secret it was given. The key is
+ * the base64 part after `whsec_`, decoded; the timestamp is fresh per attempt, so each attempt is
+ * signed again (receivers reject stale timestamps to stop replays).
+ */
+import { createHmac } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+export function signingKey(secret: string): Buffer {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  return Buffer.from(encoded, 'base64');
+}
+
+export function signCallback(secret: string, eventId: string, timestampSeconds: number, body: Buffer | string): string {
+  const mac = createHmac('sha256', signingKey(secret))
+    .update(`${eventId}.${timestampSeconds}.`)
+    .update(body)
+    .digest('base64');
+  return `v1,${mac}`;
+}
+
+/** The three webhook-* headers of one attempt. */
+export function webhookHeaders(secret: string, eventId: string, body: Buffer, now: Date): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signCallback(secret, eventId, timestamp, body),
+  };
+}
