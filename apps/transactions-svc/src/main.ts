@@ -3,13 +3,19 @@ import { runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createPrisma } from './db/prisma';
+import { outboxRelayProcess } from './outbox/relay-process';
 
 async function main() {
   const config = loadTransactionsConfig();
   const logger = createLogger('transactions-svc', config.logLevel);
   const db = createPrisma(config.databaseUrl, config.databasePoolSize);
   const app = buildApp({ config, db, logger });
-  app.addHook('onClose', async () => db.$disconnect());
+  const relay = outboxRelayProcess(config, logger);
+  app.addHook('onListen', async () => relay.start());
+  app.addHook('onClose', async () => {
+    await relay.stop();
+    await db.$disconnect();
+  });
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
 }
 

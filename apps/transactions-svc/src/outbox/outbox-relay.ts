@@ -1,0 +1,180 @@
+/**
+ * The outbox relay: moves committed outbox rows to RabbitMQ's events exchange. It wakes on the
+ * outbox NOTIFY (and polls as the fallback), drains the table a batch at a time, and while
+ * RabbitMQ (or PostgreSQL) is away it leaves the rows where they are and tries again with backoff:
+ * creates never wait for the broker, and nothing is lost while it is down.
+ *
+ * It asserts the callback topology on every connection of the AmqpConnection it is given, so an
+ * event is never published into an exchange with no queue bound, even before callback-svc first
+ * started (`mandatory` publishes would otherwise come back unroutable).
+ */
+import { assertTopology, callbackTopology, messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
+import pg from 'pg';
+import { listenForOutbox } from './outbox-listener';
+import { outboxLag, outboxPassFailures, outboxPublished } from './outbox-metrics';
+import { relayBatch } from './relay-batch';
+import { Wakeup } from './wakeup';
+
+export interface OutboxRelayOptions {
+  databaseUrl: string;
+  /** Started (or to be started) by the caller; the relay registers its topology on it. */
+  amqp: AmqpConnection;
+  prefix: string;
+  retryDelaysMs: readonly number[];
+  logger: MessagingLogger;
+  /** Rows claimed per transaction (default 100). */
+  batchSize?: number;
+  /** The fallback poll when no NOTIFY comes (default 1000). */
+  pollIntervalMs?: number;
+  /** How long claimed rows may wait for the broker's confirms before the pass gives up (default 30000). */
+  confirmTimeoutMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Finishes the pass under way (or abandons its wait), then closes the relay's PostgreSQL sessions. */
+  stop(): Promise<void>;
+}
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5000;
+const FOREVER_MS = 2 ** 31 - 1;
+
+export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
+  const { amqp, logger } = opts;
+  const topology = callbackTopology({ prefix: opts.prefix, retryDelaysMs: opts.retryDelaysMs });
+  amqp.onConnected(async (ctx) => {
+    // A plain channel, not ctx.createChannel(): closing one of those counts as a fault. A failed
+    // assertion rejects here, and the connection manager then retries the whole connection.
+    const channel = await ctx.connection.createChannel();
+    channel.on('error', () => undefined);
+    await assertTopology(channel, topology);
+    await channel.close();
+  });
+
+  // One session for the passes (they run one at a time) and one spare for the lag check.
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2, connectionTimeoutMillis: 5000, application_name: 'dw-outbox-relay' });
+  pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'));
+  const wakeup = new Wakeup();
+  const listener = listenForOutbox(opts.databaseUrl, () => wakeup.wake(), logger);
+  const loop = new RelayLoop(opts, pool, wakeup);
+  const running = loop.run();
+
+  return {
+    async stop() {
+      loop.stopped = true;
+      wakeup.stop();
+      await running;
+      await listener.stop();
+      await pool.end();
+    },
+  };
+}
+
+class RelayLoop {
+  stopped = false;
+  private failures = 0;
+  private connected?: Promise<void>;
+  private readonly exchange: string;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(
+    private readonly opts: OutboxRelayOptions,
+    private readonly pool: pg.Pool,
+    private readonly wakeup: Wakeup,
+  ) {
+    this.exchange = messagingNames(opts.prefix).eventsExchange;
+    this.batchSize = opts.batchSize ?? 100;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+  }
+
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      if (!this.opts.amqp.isConnected()) {
+        await this.refreshLag();
+        await this.wakeup.race(this.whenConnected(), this.pollIntervalMs);
+        continue;
+      }
+      try {
+        await this.drain();
+        this.recovered();
+        await this.refreshLag();
+        await this.wakeup.untilWoken(this.pollIntervalMs);
+      } catch (err) {
+        await this.failed(err);
+      }
+    }
+  }
+
+  /** Batches until one comes back short: a burst is drained in one wake-up. */
+  private async drain(): Promise<void> {
+    const channel = await this.unlessStopped(this.opts.amqp.confirmChannel());
+    if (!channel) return;
+    const batch = {
+      pool: this.pool,
+      channel,
+      exchange: this.exchange,
+      batchSize: this.batchSize,
+      confirmTimeoutMs: this.opts.confirmTimeoutMs ?? 30_000,
+      track: <T>(work: Promise<T>) => this.opts.amqp.track(work),
+    };
+    for (;;) {
+      const published = await relayBatch(batch);
+      outboxPublished.inc(published);
+      if (published < this.batchSize || this.stopped) return;
+    }
+  }
+
+  // One waiter per outage on the connection, not one per poll. A closed connection never comes
+  // back: then only the poll (or stop) ends the wait, rather than a spin.
+  private whenConnected(): Promise<void> {
+    this.connected ??= this.opts.amqp.whenConnected().then(
+      () => {
+        this.connected = undefined;
+      },
+      () => new Promise<void>(() => undefined),
+    );
+    return this.connected;
+  }
+
+  // The connection may drop between isConnected() and here; stop() must not wait for its return.
+  private async unlessStopped<T>(work: Promise<T>): Promise<T | undefined> {
+    let result: { value: T } | { error: unknown } | undefined;
+    const outcome = work.then(
+      (value) => (result = { value }),
+      (error: unknown) => (result = { error }),
+    );
+    await this.wakeup.race(outcome, FOREVER_MS);
+    if (!result) return undefined; // stopped first
+    if ('error' in result) throw result.error;
+    return result.value;
+  }
+
+  private async failed(err: unknown): Promise<void> {
+    outboxPassFailures.inc();
+    const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** this.failures++);
+    const log = this.failures === 1 ? this.opts.logger.warn : (this.opts.logger.debug ?? this.opts.logger.warn);
+    log.call(this.opts.logger, { err: describe(err), retryInMs: delay }, 'outbox relay pass failed; rows stay pending');
+    await this.wakeup.sleep(delay);
+  }
+
+  private recovered(): void {
+    if (this.failures > 0) this.opts.logger.info({ failures: this.failures }, 'outbox relay publishing again');
+    this.failures = 0;
+  }
+
+  private async refreshLag(): Promise<void> {
+    try {
+      const { rows } = await this.pool.query<{ lag: number | null }>(
+        `SELECT extract(epoch FROM now() - created_at)::float8 AS lag FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1`,
+      );
+      outboxLag.set(Math.max(0, rows[0]?.lag ?? 0));
+    } catch {
+      // PostgreSQL is away: the gauge keeps its last value; the pass that follows reports the error.
+    }
+  }
+}
+
+function describe(err: unknown): object {
+  return err instanceof Error ? { name: err.name, message: err.message } : { message: String(err) };
+}

@@ -1,0 +1,72 @@
+/**
+ * One pass of the relay: claim a batch of unpublished rows, publish them, mark them published
+ * only after the broker confirmed every one, all inside one PostgreSQL transaction.
+ *
+ * `FOR UPDATE SKIP LOCKED` lets replicas share the table: a row claimed by one relay is invisible
+ * to the others until that relay commits (then it is published) or rolls back (then it is up for
+ * grabs again). A crash between the confirms and the COMMIT publishes the batch again: at least
+ * once, which callback-svc and merchants (dedupe on the event id) are built for.
+ */
+import type { ConfirmChannel } from 'amqplib';
+import type pg from 'pg';
+import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';
+
+const CLAIM = `
+  SELECT id, event_id, routing_key, payload, headers FROM outbox
+  WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
+const MARK = `UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`;
+
+export class ConfirmTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`RabbitMQ did not confirm the batch within ${ms} ms`);
+    this.name = 'ConfirmTimeoutError';
+  }
+}
+
+export interface BatchOptions {
+  pool: pg.Pool;
+  channel: ConfirmChannel;
+  exchange: string;
+  batchSize: number;
+  /** Bounds how long claimed rows stay locked when the broker stalls (flow control, a hung socket). */
+  confirmTimeoutMs: number;
+  /** Lets the AMQP connection's close wait for publishes under way. */
+  track: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/** Returns how many rows were published (fewer than batchSize: the table is drained for now). */
+export async function relayBatch(opts: BatchOptions): Promise<number> {
+  const client = await opts.pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<OutboxRow>(CLAIM, [opts.batchSize]);
+    if (rows.length > 0) {
+      await withTimeout(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
+      await client.query(MARK, [rows.map((r) => r.id)]);
+    }
+    await client.query('COMMIT');
+    return rows.length;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => {
+      broken = e; // the session is unusable: let the pool discard it
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+// Published back to back on one channel, so the broker enqueues them in id order (and so in
+// sequence order for one transaction); then every confirm is awaited together.
+function publishAll({ channel, exchange }: BatchOptions, rows: OutboxRow[]): Promise<void> {
+  return Promise.all(rows.map((row) => publishOutboxRow(channel, exchange, row))).then(() => undefined);
+}
+
+function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConfirmTimeoutError(ms)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

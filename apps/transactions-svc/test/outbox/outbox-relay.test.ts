@@ -1,0 +1,116 @@
+import { callbackBody } from '@dw/contracts';
+import { messagingNames } from '@dw/messaging';
+import { withSpan } from '@dw/telemetry';
+import { ADMIN_TOKEN, startTestService, type TestService } from '../support/service';
+import {
+  createDeposit,
+  deleteTopology,
+  observeEvents,
+  outboxRowsOf,
+  runRelay,
+  uniquePrefix,
+  waitUntil,
+  type Observer,
+  type RunningRelay,
+} from './relay-support';
+import { installTestTracing } from './test-tracing';
+
+const tracing = installTestTracing();
+const prefix = uniquePrefix('relay');
+let svc: TestService;
+let observer: Observer;
+let relay: RunningRelay;
+
+beforeAll(async () => {
+  svc = await startTestService('outbox-relay');
+  observer = await observeEvents(prefix);
+  // A poll far beyond any wait below: what arrives in time was woken by NOTIFY.
+  relay = runRelay(prefix, svc.url, { pollIntervalMs: 60_000 });
+  await relay.amqp.whenConnected();
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await observer?.close();
+  await deleteTopology(prefix);
+  await svc?.close();
+  await tracing.uninstall();
+});
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+
+describe('outbox relay: publishing', () => {
+  it('publishes a created deposit within a second: routing key, message id, body, trace, then marks the row', async () => {
+    const started = Date.now();
+    const id = await withSpan('merchant request', {}, () => createDeposit(svc));
+    const [row] = await outboxRowsOf(svc, id);
+    const [message] = await observer.waitForIds([row!.event_id], 1000);
+    expect(Date.now() - started).toBeLessThan(1000);
+
+    expect(message!.fields.exchange).toBe(messagingNames(prefix).eventsExchange);
+    expect(message!.fields.routingKey).toBe('deposit.pending');
+    expect(message!.properties.messageId).toBe(row!.event_id);
+    expect(message!.properties.contentType).toBe('application/json');
+    expect(message!.properties.deliveryMode).toBe(2);
+    expect(message!.content.toString('utf8')).toBe(callbackBody(row!.payload));
+    expect(JSON.parse(message!.content.toString('utf8'))).toMatchObject({ id: row!.event_id, type: 'deposit.pending', sequence: 1, data: { id } });
+
+    // Same trace as the request that wrote the row, one hop further: the relay's publish span.
+    const [, rowTrace, rowSpan] = TRACEPARENT.exec(row!.headers.traceparent!)!;
+    const [, msgTrace, msgSpan] = TRACEPARENT.exec(String(message!.properties.headers!.traceparent))!;
+    expect(msgTrace).toBe(rowTrace);
+    expect(msgSpan).not.toBe(rowSpan);
+    const publish = tracing.exporter.getFinishedSpans().find((s) => s.spanContext().spanId === msgSpan)!;
+    expect(publish.name).toBe(`publish ${messagingNames(prefix).eventsExchange}`);
+    expect(publish.parentSpanContext?.spanId).toBe(rowSpan);
+
+    await waitUntil('published_at set', async () => (await outboxRowsOf(svc, id))[0]!.published_at !== null, 1000);
+  });
+
+  it('starts a trace of its own for a row written outside any trace', async () => {
+    const id = await createDeposit(svc);
+    const [row] = await outboxRowsOf(svc, id);
+    expect(row!.headers).toEqual({});
+    const [message] = await observer.waitForIds([row!.event_id]);
+    expect(String(message!.properties.headers!.traceparent)).toMatch(TRACEPARENT);
+  });
+
+  it('publishes the events of one transaction in sequence order', async () => {
+    const ids = await Promise.all([1, 2, 3, 4, 5].map(() => createDeposit(svc)));
+    // Each transaction moves twice more at once, so the relay meets its events together in a batch.
+    await Promise.all(ids.map(async (id) => {
+      for (const status of ['processing', 'completed']) {
+        const res = await svc.app.inject({
+          method: 'POST',
+          url: `/internal/transactions/${id}/status`,
+          headers: { 'x-admin-token': ADMIN_TOKEN },
+          payload: { status },
+        });
+        expect(res.statusCode).toBe(200);
+      }
+    }));
+    for (const id of ids) {
+      const rows = await outboxRowsOf(svc, id);
+      expect(rows.map((r) => r.routing_key)).toEqual(['deposit.pending', 'deposit.processing', 'deposit.completed']);
+      const arrived = await observer.waitForIds(rows.map((r) => r.event_id));
+      expect(arrived.map((m) => JSON.parse(m.content.toString('utf8')).sequence)).toEqual([1, 2, 3]);
+      expect(arrived.map((m) => m.fields.routingKey)).toEqual(['deposit.pending', 'deposit.processing', 'deposit.completed']);
+    }
+  });
+
+  it('stops promptly, closing its PostgreSQL sessions', async () => {
+    const relaySessions = async () => {
+      const [row] = await svc.db.$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'dw-outbox-%'`;
+      return Number(row!.n);
+    };
+    const before = await relaySessions();
+    const other = runRelay(prefix, svc.url);
+    await other.amqp.whenConnected();
+    await waitUntil('its listener and pass sessions', async () => (await relaySessions()) >= before + 2);
+    const started = Date.now();
+    await other.stop();
+    expect(Date.now() - started).toBeLessThan(500);
+    await waitUntil('its sessions gone', async () => (await relaySessions()) === before, 2000);
+  });
+});
