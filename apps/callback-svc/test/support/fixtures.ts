@@ -1,0 +1,99 @@
+/** Rows as transactions-svc writes them (merchant, transaction, event, pending delivery), by plain SQL. */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { callbackBody, type CallbackEvent, type Transaction } from '@dw/contracts';
+import type { Pool } from 'pg';
+
+export interface TestMerchant {
+  id: string;
+  secret: string;
+}
+
+export async function insertMerchant(
+  pool: Pool,
+  urls: { deposit?: string | null; withdraw?: string | null } = {},
+): Promise<TestMerchant> {
+  const id = randomUUID();
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  await pool.query(
+    `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, deposit_callback_url, withdraw_callback_url)
+     VALUES ($1, 'Test merchant', $2, $3, $4, $5)`,
+    [id, randomBytes(32).toString('hex'), secret, urls.deposit ?? null, urls.withdraw ?? null],
+  );
+  return { id, secret };
+}
+
+export async function setCallbackUrl(pool: Pool, merchantId: string, type: 'deposit' | 'withdraw', url: string | null): Promise<void> {
+  await pool.query(`UPDATE merchants SET ${type}_callback_url = $2 WHERE id = $1`, [merchantId, url]);
+}
+
+export interface TestEvent {
+  id: string;
+  type: string;
+  /** The exact bytes the relay publishes: callbackBody() of the event. */
+  body: string;
+  event: CallbackEvent;
+}
+
+/** A transaction in `status` with its event (sequence 1) and the event's pending delivery row. */
+export async function insertEvent(
+  pool: Pool,
+  merchantId: string,
+  type: 'deposit' | 'withdraw',
+  status: Transaction['status'] = 'pending',
+): Promise<TestEvent> {
+  const now = new Date().toISOString();
+  const data: Transaction = {
+    id: randomUUID(),
+    type,
+    status,
+    amount: '100.50',
+    currency: 'USD',
+    orderId: `order-${randomBytes(6).toString('hex')}`,
+    description: 'a "quoted" description – ünïcode',
+    metadata: { b: '2', a: '1' },
+    destination: type === 'withdraw' ? 'wallet-1' : null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const event: CallbackEvent = { id: `evt_${randomBytes(16).toString('hex')}`, type: `${type}.${status}`, createdAt: now, sequence: 1, data };
+  await pool.query(
+    `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata, destination, last_sequence, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11, $11)`,
+    [data.id, merchantId, type, status, data.amount, data.currency, data.orderId, data.description, data.metadata, data.destination, now],
+  );
+  await pool.query(
+    `INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
+     VALUES ($1, $2, $3, 1, $4, $5, $6, $7)`,
+    [event.id, data.id, merchantId, event.type, status, event, now],
+  );
+  await pool.query(`INSERT INTO callback_deliveries (event_id) VALUES ($1)`, [event.id]);
+  return { id: event.id, type: event.type, body: callbackBody(event), event };
+}
+
+export interface DeliveryRow {
+  status: string;
+  attemptCount: number;
+  attempts: Array<{ attempt: number; at: Date; url: string | null; statusCode: number | null; error: string | null; durationMs: number }>;
+}
+
+export async function deliveryOf(pool: Pool, eventId: string): Promise<DeliveryRow> {
+  const d = await pool.query<{ status: string; attempt_count: number }>(
+    'SELECT status::text, attempt_count FROM callback_deliveries WHERE event_id = $1',
+    [eventId],
+  );
+  const a = await pool.query(
+    `SELECT attempt, at, url, status_code AS "statusCode", error, duration_ms AS "durationMs"
+       FROM callback_attempts WHERE event_id = $1 ORDER BY attempt, id`,
+    [eventId],
+  );
+  return { status: d.rows[0]!.status, attemptCount: d.rows[0]!.attempt_count, attempts: a.rows };
+}
+
+/** Polls until `check` returns true (deliveries settle asynchronously). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000, stepMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * callback-svc's delivery path as main.ts wires it (pool, broker connection with the callback
+ * topology, the delivery consumer), on a per-file queue prefix, plus a publisher that sends events
+ * the way the outbox relay does.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
+import { callbackTopology, messagingNames, type AmqpConnection } from '@dw/messaging';
+import { createLogger } from '@dw/telemetry';
+import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { Pool } from 'pg';
+import { createBrokerConnection } from '../../src/broker';
+import { createPool } from '../../src/database';
+import { consumeDeliveries, type DeliveryConsumer } from '../../src/delivery-consumer';
+
+export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+export function testPrefix(label: string): string {
+  return `test.callback-svc.${label}.${randomBytes(4).toString('hex')}.`;
+}
+
+/** The service's config for a test: short retries, a short timeout, private hosts allowed. */
+export function testConfig(prefix: string, databaseUrl: string, env: Record<string, string> = {}): CallbackConfig {
+  return loadCallbackConfig({
+    AMQP_URL,
+    AMQP_PREFIX: prefix,
+    DATABASE_URL: databaseUrl,
+    CALLBACK_RETRY_DELAYS_MS: '300,600,1200,2400,4800',
+    CALLBACK_TIMEOUT_MS: '500',
+    CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
+    CALLBACK_PREFETCH: '8',
+    ...env,
+  });
+}
+
+export interface RunningService {
+  amqp: AmqpConnection;
+  pool: Pool;
+  deliveries: DeliveryConsumer;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: CallbackConfig, logLevel = 'silent'): Promise<RunningService> {
+  const logger = createLogger('callback-svc-test', logLevel);
+  const pool = createPool(config, logger);
+  const amqp = createBrokerConnection(config, logger);
+  const deliveries = consumeDeliveries({ config, amqp, pool, logger });
+  amqp.start();
+  await amqp.whenConnected();
+  let stopped: Promise<void> | undefined;
+  return {
+    amqp,
+    pool,
+    deliveries,
+    stop() {
+      stopped ??= (async () => {
+        await amqp.close();
+        await deliveries.close();
+        await pool.end();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Publishes like the outbox relay: body = callbackBody bytes, messageId = event id, traceparent header. */
+export class TestPublisher {
+  private constructor(
+    private readonly connection: ChannelModel,
+    private readonly channel: ConfirmChannel,
+    private readonly prefix: string,
+  ) {}
+
+  static async open(prefix: string): Promise<TestPublisher> {
+    const connection = await connect(AMQP_URL);
+    const channel = await connection.createConfirmChannel();
+    return new TestPublisher(connection, channel, prefix);
+  }
+
+  async publish(event: { id: string; type: string; body: string | Buffer }, headers: Record<string, unknown> = {}, messageId: string | undefined = event.id) {
+    const names = messagingNames(this.prefix);
+    this.channel.publish(names.eventsExchange, event.type, Buffer.from(event.body), {
+      persistent: true,
+      contentType: 'application/json',
+      messageId,
+      headers,
+    });
+    await this.channel.waitForConfirms();
+  }
+
+  /** Messages waiting (ready, not unacked) in the delivery queue. */
+  async readyInDeliveryQueue(): Promise<number> {
+    const channel = await this.connection.createChannel();
+    try {
+      return (await channel.checkQueue(messagingNames(this.prefix).deliverQueue)).messageCount;
+    } finally {
+      await channel.close();
+    }
+  }
+
+  /** Closes the publisher and deletes every queue and exchange of the prefix. */
+  async closeAndDeleteTopology(retryDelaysMs: readonly number[]): Promise<void> {
+    const topology = callbackTopology({ prefix: this.prefix, retryDelaysMs });
+    const channel = await this.connection.createChannel();
+    for (const q of topology.queues) await channel.deleteQueue(q.name);
+    for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+    await this.connection.close();
+  }
+}
