@@ -13,7 +13,14 @@ import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
 import { parseDeliveryMessage, type DeliveryMessage } from './delivery-message';
-import { callbackAttemptDuration, callbackAttempts, callbackDeliveries, callbackDeliveryLatency, invalidDeliveryMessages } from './delivery-metrics';
+import {
+  callbackAttemptDuration,
+  callbackAttempts,
+  callbackDeliveries,
+  callbackDeliveryLatency,
+  duplicateDeliveryMessages,
+  invalidDeliveryMessages,
+} from './delivery-metrics';
 import { isSettled, prepareDelivery, type DeliveryTarget } from './prepare-delivery';
 import { markSkipped, recordAttempt, type RecordedStatus } from './record-attempt';
 import { scheduleRetry, type RetryPlan } from './schedule-retry';
@@ -54,6 +61,7 @@ async function deliver(deps: DeliveryDeps, message: ConsumeMessage, msg: Deliver
     return;
   }
   if (isSettled(target.status)) {
+    duplicateDeliveryMessages.inc();
     logger.info({ eventId: msg.eventId, status: target.status, attempt: msg.attempt }, 'delivery already settled; dropping the duplicate');
     return;
   }

@@ -37,3 +37,9 @@ export const invalidDeliveryMessages = new Counter({
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });
+
+export const duplicateDeliveryMessages = new Counter({
+  name: 'callback_duplicate_messages_total',
+  help: 'Messages for a delivery already settled (an ack lost to a crash or an outage), dropped unsent.',
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,102 @@
+/**
+ * A crash between sending a callback and acking its message, simulated in process: the receiver's
+ * reply cuts the service's connections to RabbitMQ (and PostgreSQL) through TCP proxies, so the
+ * unacked message goes back to the queue exactly as it would if the process died there. The
+ * kill -9 of a real process is the e2e suite's part.
+ */
+import type { CallbackConfig } from '@dw/config';
+import { metricsRegistry } from '@dw/telemetry';
+import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type TcpProxy } from '@dw/testing';
+import { createTestDatabase, type TestDatabase } from './support/database';
+import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
+import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
+
+const OUTAGE_MS = 600;
+
+let db: TestDatabase;
+let config: CallbackConfig;
+let service: RunningService;
+let publisher: TestPublisher;
+let receiver: CallbackReceiver;
+let amqpProxy: TcpProxy;
+let pgProxy: TcpProxy;
+
+beforeAll(async () => {
+  db = await createTestDatabase('at_least_once');
+  amqpProxy = await startTcpProxy('127.0.0.1', 5672);
+  pgProxy = await startTcpProxy('127.0.0.1', 5432);
+  const prefix = testPrefix('at-least-once');
+  config = testConfig(prefix, db.url.replace('127.0.0.1:5432', pgProxy.address), { AMQP_URL: `amqp://guest:guest@${amqpProxy.address}` });
+  service = await startService(config);
+  publisher = await TestPublisher.open(prefix);
+  receiver = await startCallbackReceiver();
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await publisher?.closeAndDeleteTopology(config.retryDelaysMs);
+  await receiver?.close();
+  await amqpProxy?.close();
+  await pgProxy?.close();
+  await db?.drop();
+});
+
+/** Cuts the given proxies now and restores them after OUTAGE_MS. */
+function outage(...proxies: TcpProxy[]): void {
+  for (const p of proxies) p.cut();
+  setTimeout(() => proxies.forEach((p) => p.restore()), OUTAGE_MS);
+}
+
+async function scenario(path: string, onFirst: (nth: number) => number) {
+  const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}${path}` });
+  const event = await insertEvent(service.pool, merchant.id, 'deposit');
+  receiver.respond = (r) => (r.path === path ? onFirst(receiver.received.filter((x) => x.path === path).length) : 200);
+  await publisher.publish(event);
+  return event;
+}
+
+describe('at-least-once delivery across a crash before the ack', () => {
+  it('sends the callback again when the outcome was not recorded (broker and database gone after the send)', async () => {
+    const event = await scenario('/lost-before-record', (nth) => {
+      if (nth === 1) outage(amqpProxy, pgProxy);
+      return 200;
+    });
+    const hits = await receiver.waitFor(2, (r) => r.path === '/lost-before-record', 15_000);
+    expect(hits.map((h) => h.headers['webhook-id'])).toEqual([event.id, event.id]);
+    expect(hits[1]!.body).toBe(hits[0]!.body);
+
+    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'succeeded', 15_000);
+    expect((await deliveryOf(service.pool, event.id)).attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200]]);
+  });
+
+  it('repeats a failed attempt whose retry could not be published (broker gone after the send)', async () => {
+    const event = await scenario('/lost-before-retry', (nth) => {
+      if (nth === 1) outage(amqpProxy);
+      return nth === 1 ? 500 : 200;
+    });
+    await receiver.waitFor(2, (r) => r.path === '/lost-before-retry', 15_000);
+
+    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'succeeded', 15_000);
+    // Attempt 1 ran twice: once recorded before the outage hit the retry, once after the redelivery.
+    expect((await deliveryOf(service.pool, event.id)).attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 500],
+      [1, 200],
+    ]);
+  });
+
+  it('drops a redelivered duplicate whose success was already recorded (only the ack was lost)', async () => {
+    const event = await scenario('/lost-ack', (nth) => {
+      if (nth === 1) outage(amqpProxy);
+      return 200;
+    });
+    await receiver.waitFor(1, (r) => r.path === '/lost-ack');
+    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'succeeded');
+    // Wait for the reconnect and the redelivery of the unacked message, which is then dropped.
+    await service.amqp.whenConnected();
+    await eventually(async () => (await publisher.readyInDeliveryQueue()) === 0);
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    await eventually(async () => (await metricsRegistry.getSingleMetric('callback_duplicate_messages_total')!.get()).values[0]?.value === 1);
+    expect(receiver.received.filter((r) => r.path === '/lost-ack')).toHaveLength(1);
+    expect((await deliveryOf(service.pool, event.id)).attempts).toHaveLength(1);
+  });
+});
