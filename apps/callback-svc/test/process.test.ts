@@ -1,0 +1,149 @@
+/**
+ * The real process, bundled as `npm run build` does and started with the OpenTelemetry preload as
+ * `npm start` does: trace context on callbacks as production sends it, and SIGTERM (CONTRACT 1).
+ * (In-process tests cannot start OpenTelemetry: its undici hook is process-wide and would leak
+ * into the other test files Jest runs in the same process.)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
+import { buildSync } from 'esbuild';
+import { Pool } from 'pg';
+import { createTestDatabase, type TestDatabase } from './support/database';
+import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
+import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
+
+const APP_DIR = path.join(__dirname, '..');
+const BUILD_DIR = path.join(APP_DIR, 'tmp', `svc-build-${process.pid}`);
+const RETRY_DELAYS = [300];
+const REPLY_AFTER_MS = 1500;
+
+let db: TestDatabase;
+let pool: Pool;
+let publisher: TestPublisher;
+let receiver: CallbackReceiver;
+let child: ChildProcess;
+let exited: Promise<number | null>;
+let output = '';
+const prefix = testPrefix('process');
+
+function build(): void {
+  buildSync({
+    entryPoints: [path.join(APP_DIR, 'src/main.ts'), path.join(APP_DIR, 'src/instrumentation.ts')],
+    outdir: BUILD_DIR,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    tsconfig: path.join(APP_DIR, '../../tsconfig.base.json'),
+    logLevel: 'warning',
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function startProcess(port: number): void {
+  child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'instrumentation.js'), path.join(BUILD_DIR, 'main.js')], {
+    cwd: APP_DIR,
+    env: {
+      ...process.env,
+      CALLBACK_PORT: String(port),
+      HOST: '127.0.0.1',
+      AMQP_URL,
+      AMQP_PREFIX: prefix,
+      DATABASE_URL: db.url,
+      CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS.join(','),
+      CALLBACK_TIMEOUT_MS: '5000',
+      CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+beforeAll(async () => {
+  build();
+  db = await createTestDatabase('process');
+  pool = new Pool({ connectionString: db.url });
+  receiver = await startCallbackReceiver();
+  const port = await freePort();
+  startProcess(port);
+  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 20_000, 100);
+  publisher = await TestPublisher.open(prefix);
+}, 40_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await publisher?.closeAndDeleteTopology(RETRY_DELAYS);
+  await receiver?.close();
+  await pool?.end();
+  await db?.drop();
+  rmSync(BUILD_DIR, { recursive: true, force: true });
+});
+
+describe('traceparent on callbacks (OpenTelemetry running)', () => {
+  it('sends exactly one W3C traceparent per attempt, in the trace of the message, from a new span each time', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentSpanId = '00f067aa0ba902b7';
+    const merchant = await insertMerchant(pool, { deposit: `${receiver.url}/traced` });
+    const event = await insertEvent(pool, merchant.id, 'deposit');
+    receiver.respond = (_r, i) => (i === 0 ? 503 : 200);
+    await publisher.publish(event, { traceparent: `00-${traceId}-${parentSpanId}-01` });
+
+    const hits = await receiver.waitFor(2, (r) => r.path === '/traced');
+    const spanIds = hits.map((h) => {
+      // Two headers would arrive joined as "a, b"; one matches the bare format.
+      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(h.headers.traceparent));
+      expect(match?.[1]).toBe(traceId);
+      return match![2];
+    });
+    expect(new Set([parentSpanId, ...spanIds]).size).toBe(3);
+  });
+});
+
+describe('SIGTERM', () => {
+  it('finishes the delivery in flight, records and acks it, then exits 0', async () => {
+    // An endpoint that answers 200 only after a while, so the delivery is in flight at SIGTERM.
+    let requestArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (requestArrived = resolve));
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      requestArrived();
+      setTimeout(() => res.writeHead(200).end('ok'), REPLY_AFTER_MS);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const merchant = await insertMerchant(pool, { deposit: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow` });
+      const event = await insertEvent(pool, merchant.id, 'deposit');
+      await publisher.publish(event);
+      await arrived;
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+
+      expect(await exited).toBe(0);
+      expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(REPLY_AFTER_MS - 200);
+      const delivery = await deliveryOf(pool, event.id);
+      expect(delivery.status).toBe('succeeded');
+      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
+      // Acked before the connection closed: nothing went back to the queue.
+      expect(await publisher.readyInDeliveryQueue()).toBe(0);
+      expect(output).toMatch(/shutting down/);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});
