@@ -38,6 +38,12 @@ export interface BatchOptions {
 export async function relayBatch(opts: BatchOptions): Promise<number> {
   const client = await opts.pool.connect();
   let broken: Error | undefined;
+  // The pool listens for errors only on idle sessions: one lost while we wait for confirms would
+  // otherwise be an unhandled 'error' event, fatal to the process. The next query reports it.
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>(CLAIM, [opts.batchSize]);
@@ -53,6 +59,7 @@ export async function relayBatch(opts: BatchOptions): Promise<number> {
     });
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
