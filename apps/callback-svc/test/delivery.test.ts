@@ -116,7 +116,7 @@ describe('a delivered callback (CONTRACT 5)', () => {
     const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/rot` });
     const event = await insertEvent(service.pool, merchant.id, 'deposit');
     const rotated = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    receiver.respond = (_r, i) => (receiver.received.filter(forEvent(event.id)).length === 1 ? 500 : 200);
+    receiver.respond = () => (receiver.received.filter(forEvent(event.id)).length === 1 ? 500 : 200);
     await publisher.publish(event);
     await receiver.waitFor(1, forEvent(event.id));
     await service.pool.query('UPDATE merchants SET callback_signing_secret = $2 WHERE id = $1', [merchant.id, rotated]);
@@ -124,6 +124,18 @@ describe('a delivered callback (CONTRACT 5)', () => {
     const [first, second] = await receiver.waitFor(2, forEvent(event.id));
     expect(() => new Webhook(merchant.secret).verify(first!.body, first!.headers as Record<string, string>)).not.toThrow();
     expect(() => new Webhook(rotated).verify(second!.body, second!.headers as Record<string, string>)).not.toThrow();
+  });
+});
+
+describe('delivery metrics', () => {
+  it('counts attempts by outcome and observes delivery latency in the /metrics registry', async () => {
+    const text = await metricsRegistry.metrics();
+    // The tests above made successful attempts and one 500 each in two of them.
+    expect(text).toMatch(/^callback_attempts_total\{outcome="succeeded"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^callback_attempts_total\{outcome="http_status"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^callback_attempt_duration_seconds_count\{outcome="succeeded"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^callback_delivery_latency_seconds_count [1-9]\d*$/m);
+    expect(text).toMatch(/^callback_deliveries_total\{status="skipped"\} 1$/m);
   });
 });
 
