@@ -59,15 +59,15 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const loop = new RelayLoop(opts, pool, wakeup);
   const running = loop.run();
 
-  return {
-    async stop() {
-      loop.stopped = true;
-      wakeup.stop();
-      await running;
-      await listener.stop();
-      await pool.end();
-    },
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    loop.stopped = true;
+    wakeup.stop();
+    await running;
+    await listener.stop();
+    await pool.end();
   };
+  return { stop: () => (stopped ??= stop()) };
 }
 
 class RelayLoop {
