@@ -1,0 +1,472 @@
+/**
+ * The merchant's transaction viewer (CONTRACT 4.6, issue 4) in real headless Chromium against the
+ * four real processes: sign in with the token, list, filter, page, open one with its callbacks,
+ * hostile data shown as text, sign out, the server-rendered pages with JavaScript off, the CSP.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
+import { isCspViolation, launchChromium, openPage, saveScreenshot, type PageLog } from './support/browser';
+import { ADMIN_TOKEN, api, startStack, type Merchant, type Stack } from './support/stack';
+
+const RETRY_DELAYS_MS = '500,1000,1500,2000,2500';
+const HOSTILE_IMG = '<img src=x onerror=alert(1)>';
+const HOSTILE_SCRIPT = '<script>alert("orderId")</script>';
+
+interface Tx {
+  id: string;
+  type: string;
+  status: string;
+  amount: string;
+  currency: string;
+  orderId: string;
+  createdAt: string;
+}
+
+let stack: Stack;
+let browser: Browser;
+let receiver: CallbackReceiver;
+let m1: Merchant;
+let m2: Merchant;
+/** m1's transactions, oldest first, as the API last returned them. */
+let mine: Tx[] = [];
+let theirs: Tx;
+let featured: Tx;
+/** A whole second: the hostile transactions were created before it, all others of m1 after it. */
+let boundary: Date;
+/** Every page's console problems, so the last test can check that none was a CSP violation. */
+const logs: PageLog[] = [];
+
+const operator = async (id: string, status: string) => {
+  const res = await fetch(`${stack.transactions}/internal/transactions/${id}/status`, {
+    method: 'POST',
+    headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify({ status }),
+  });
+  if (res.status !== 200) throw new Error(`operator ${status}: ${res.status} ${await res.text()}`);
+};
+
+async function create(m: Merchant, kind: 'deposit' | 'withdraw', body: Record<string, unknown>, moves: string[] = []): Promise<Tx> {
+  const payload = kind === 'withdraw' ? { destination: 'IBAN DE89 3704 0044 0532 0130 00', ...body } : body;
+  const res = await api(stack, m.apiToken)('POST', kind === 'deposit' ? '/api/createDeposit' : '/api/createWithdraw', payload);
+  if (res.status !== 201) throw new Error(`create ${kind}: ${res.status} ${res.text}`);
+  for (const status of moves) await operator(res.json.id, status);
+  return res.json as Tx;
+}
+
+/** Varied ordinary transactions, so the list shows every type, status and a few currencies. */
+const ORDINARY: [kind: 'deposit' | 'withdraw', amount: string, currency: string, moves: string[]][] = [
+  ['deposit', '100.50', 'USD', ['completed']],
+  ['withdraw', '25.00', 'EUR', ['processing', 'completed']],
+  ['deposit', '0.00012345', 'BTC', []],
+  ['withdraw', '999999999999999999.99999999', 'USDT', ['failed']],
+  ['deposit', '42', 'USD', ['processing']],
+  ['withdraw', '310.10', 'USD', ['completed']],
+  ['deposit', '7.77', 'EUR', ['failed']],
+  ['deposit', '1500.00', 'USDT', ['completed']],
+  ['withdraw', '60.66', 'GBP', []],
+  ['deposit', '19.99', 'USD', ['processing', 'completed']],
+  ['withdraw', '5000', 'EUR', ['processing']],
+  ['deposit', '12.30', 'USD', []],
+];
+
+async function seed() {
+  mine.push(await create(m1, 'withdraw', { amount: '1.00', currency: 'USD', orderId: HOSTILE_IMG, metadata: { note: HOSTILE_SCRIPT } }));
+  mine.push(await create(m1, 'deposit', { amount: '2.00', currency: 'USD', orderId: HOSTILE_SCRIPT }));
+  boundary = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000);
+  await new Promise((r) => setTimeout(r, boundary.getTime() - Date.now() + 20));
+  for (const [i, [kind, amount, currency, moves]] of ORDINARY.entries()) {
+    mine.push(await create(m1, kind, { amount, currency, orderId: `ORD-${1001 + i}` }, moves));
+  }
+  featured = await create(
+    m1,
+    'deposit',
+    { amount: '250.00', currency: 'USD', orderId: 'ORD-2001', description: 'Top-up from card •••• 4242', metadata: { customerId: 'cus_8231', plan: 'pro' } },
+    ['processing', 'completed'],
+  );
+  mine.push(featured);
+  theirs = await create(m2, 'deposit', { amount: '3.00', currency: 'USD', orderId: 'OTHER-MERCHANT-ORDER' });
+  // The list shows current statuses: read them back once the moves are done.
+  const page = await api(stack, m1.apiToken)('GET', '/ui/viewTransaction?limit=100', undefined, { accept: 'application/json' });
+  const byId = new Map((page.json.items as Tx[]).map((t) => [t.id, t]));
+  mine = mine.map((t) => byId.get(t.id)!);
+}
+
+beforeAll(async () => {
+  receiver = await startCallbackReceiver();
+  // The featured transaction's callbacks fail once (500) and then succeed; all others succeed at once.
+  const seen = new Set<string>();
+  receiver.respond = (req) => {
+    if (req.json?.data?.orderId !== 'ORD-2001') return 200;
+    const first = !seen.has(req.json.id);
+    seen.add(req.json.id);
+    return first ? 500 : 200;
+  };
+  stack = await startStack('ui_browser', { CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS_MS, RATE_LIMIT_PER_SECOND: '1000' });
+  m1 = stack.createMerchant('Acme Ltd');
+  m2 = stack.createMerchant('Other merchant');
+  await api(stack, m1.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/deposits` });
+  browser = await launchChromium();
+  await seed();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  await receiver?.close();
+});
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+async function newPage(options: Parameters<typeof openPage>[1] = {}) {
+  const opened = await openPage(browser, { timezoneId: 'UTC', locale: 'en-GB', ...options });
+  logs.push(opened.log);
+  return opened;
+}
+
+async function listSettled(page: Page) {
+  await page.waitForFunction(() => {
+    const table = document.getElementById('list-table')!;
+    return !table.hasAttribute('aria-busy') && (table.querySelector('table, .empty') || document.querySelector('#list-status.error'));
+  });
+}
+
+async function signIn(page: Page, token: string) {
+  await page.goto(`${stack.gateway}/ui`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Show transactions' }).click();
+}
+
+interface Row {
+  created: string;
+  type: string;
+  status: string;
+  amount: string;
+  orderId: string;
+}
+
+function rows(page: Page): Promise<Row[]> {
+  return page.$$eval('table.transactions tbody tr', (trs) =>
+    trs.map((tr) => {
+      const cell = (label: string) => tr.querySelector(`td[data-label="${label}"]`)!;
+      return {
+        created: cell('Created').querySelector('time')!.getAttribute('datetime')!,
+        type: cell('Type').textContent!,
+        status: cell('Status').textContent!,
+        amount: cell('Amount').textContent!,
+        orderId: cell('Order ID').textContent!,
+      };
+    }),
+  );
+}
+
+const newestFirst = (txs: Tx[]) => [...txs].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+const orderIds = (txs: { orderId: string }[]) => txs.map((t) => t.orderId);
+
+async function applyFilters(page: Page, fill: () => Promise<void>) {
+  await fill();
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await listSettled(page);
+}
+
+// ---- tests ------------------------------------------------------------------------------------
+
+describe('GET /ui: signing in with the API token', () => {
+  it('says the token is wrong when it is, and keeps nothing', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, 'dwk_not_a_real_token');
+    await expectAlert(page, /token is wrong/i);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await expect(page.getByLabel('API token').isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+
+  it("lists the merchant's own transactions newest first, none of another merchant's", async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    const shown = await rows(page);
+    expect(orderIds(shown)).toEqual(orderIds(newestFirst(mine)));
+    expect(orderIds(shown)).not.toContain(theirs.orderId);
+    for (const [i, tx] of newestFirst(mine).entries()) {
+      expect(shown[i]).toEqual({ created: tx.createdAt, type: tx.type, status: tx.status, amount: `${tx.amount} ${tx.currency}`, orderId: tx.orderId });
+    }
+    // Amounts exactly as stored: 26 significant digits survive, no float rounding.
+    expect(shown.map((r) => r.amount)).toContain('999999999999999999.99999999 USDT');
+    // Each time is shown relative and absolute.
+    const firstTime = await page.locator('table.transactions tbody tr time').first().innerText();
+    expect(firstTime).toMatch(/ago|now/);
+    expect(firstTime).toMatch(new Date(featured.createdAt).getUTCFullYear().toString());
+    await saveScreenshot(page, 'list.png');
+    await context.close();
+  });
+
+  it('keeps the token in sessionStorage only: not in a URL, a cookie or a request other than its header', async () => {
+    const { context, page } = await newPage();
+    const urls: string[] = [];
+    const headerCarriers: string[] = [];
+    page.on('request', (req) => {
+      urls.push(req.url());
+      if (req.headers()['serviceapitoken'] === m1.apiToken) headerCarriers.push(new URL(req.url()).pathname);
+    });
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await page.getByRole('link', { name: featured.orderId }).click();
+    await page.locator('#detail-body dl').waitFor();
+
+    expect(await page.evaluate(() => sessionStorage.getItem('dw.serviceApiToken'))).toBe(m1.apiToken);
+    expect(page.url()).not.toContain(m1.apiToken);
+    expect(urls.some((u) => u.includes(m1.apiToken))).toBe(false);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await context.cookies()).toEqual([]);
+    expect(await page.getByLabel('API token').inputValue()).toBe('');
+    expect(headerCarriers.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(headerCarriers)).toEqual(new Set(['/ui/viewTransaction']));
+    await context.close();
+  });
+});
+
+async function expectAlert(page: Page, text: RegExp) {
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.innerText()).toMatch(text);
+}
+
+describe('GET /ui: filters and pages', () => {
+  it('filters by type and status, then by orderId', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+
+    await applyFilters(page, async () => {
+      await page.getByLabel('Type').selectOption('withdraw');
+      await page.getByLabel('Status').selectOption('completed');
+    });
+    const expected = newestFirst(mine.filter((t) => t.type === 'withdraw' && t.status === 'completed'));
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+    expect(orderIds(await rows(page))).toEqual(orderIds(expected));
+
+    await applyFilters(page, async () => {
+      await page.getByLabel('Type').selectOption('');
+      await page.getByLabel('Status').selectOption('');
+      await page.getByLabel('Order ID').fill('ORD-1004');
+    });
+    expect(orderIds(await rows(page))).toEqual(['ORD-1004']);
+
+    await applyFilters(page, () => page.getByLabel('Order ID').fill('no-such-order'));
+    expect(await page.locator('#list-table .empty').innerText()).toMatch(/No transactions match these filters/);
+    await context.close();
+  });
+
+  it('filters by a created-at range: from inclusive, before exclusive', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    // datetime-local is the browser's local time; the context runs in UTC.
+    const local = boundary.toISOString().slice(0, 19);
+    const before = mine.filter((t) => t.createdAt < boundary.toISOString());
+    const after = mine.filter((t) => t.createdAt >= boundary.toISOString());
+    expect(before).toHaveLength(2);
+
+    await applyFilters(page, () => page.getByLabel('Created from').fill(local));
+    expect(orderIds(await rows(page))).toEqual(orderIds(newestFirst(after)));
+    await applyFilters(page, async () => {
+      await page.getByLabel('Created from').fill('');
+      await page.getByLabel('Created before').fill(local);
+    });
+    expect(orderIds(await rows(page))).toEqual(orderIds(newestFirst(before)));
+    await context.close();
+  });
+
+  it('pages with Next and Previous through the cursor', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await applyFilters(page, () => page.getByLabel('Per page').selectOption('10').then(() => undefined));
+    const all = orderIds(newestFirst(mine));
+    expect(all.length).toBeGreaterThan(10);
+
+    const first = orderIds(await rows(page));
+    expect(first).toEqual(all.slice(0, 10));
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await listSettled(page);
+    expect(orderIds(await rows(page))).toEqual(all.slice(10));
+    expect(await page.locator('#page-no').innerText()).toBe('Page 2');
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await listSettled(page);
+    expect(orderIds(await rows(page))).toEqual(first);
+    expect(await page.locator('#page-no').innerText()).toBe('Page 1');
+    await context.close();
+  });
+
+  it('fits a phone-sized screen without sideways scrolling', async () => {
+    const { context, page } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await applyFilters(page, () => page.getByLabel('Per page').selectOption('10').then(() => undefined));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'list-mobile.png');
+    await page.getByRole('link', { name: featured.orderId }).click();
+    await page.locator('#detail-body dl').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await context.close();
+  });
+});
+
+describe('GET /ui: hostile data', () => {
+  it('shows a hostile orderId and metadata value as text and runs nothing', async () => {
+    const { context, page, log } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    const shown = orderIds(await rows(page));
+    expect(shown).toContain(HOSTILE_IMG);
+    expect(shown).toContain(HOSTILE_SCRIPT);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(1); // app.js only
+
+    await page.getByRole('link', { name: HOSTILE_IMG }).click();
+    await page.locator('#detail-body dl').waitFor();
+    expect(await page.locator('#detail-title').textContent()).toBe(`Transaction ${HOSTILE_IMG}`);
+    expect(await page.locator('table.metadata td[data-label="Value"]').textContent()).toBe(HOSTILE_SCRIPT);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(1);
+    await page.waitForTimeout(200); // an onerror handler would have fired by now
+    expect(log.dialogs).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('GET /ui: one transaction', () => {
+  /** Waits (through the JSON API) until every event of the transaction has settled its delivery. */
+  async function deliveriesSettled(id: string) {
+    const deadline = Date.now() + 30_000;
+    let detail: any;
+    while (Date.now() < deadline) {
+      detail = (await api(stack, m1.apiToken)('GET', `/ui/viewTransaction?id=${id}`, undefined, { accept: 'application/json' })).json;
+      if (detail.events.length === 3 && detail.events.every((e: any) => e.delivery.status === 'succeeded')) return detail;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`callbacks not delivered in 30 s: ${JSON.stringify(detail.events)}; receiver got ${receiver.received.length} requests`);
+  }
+
+  it('shows every field, the metadata, the trace id, and each event with its delivery and every attempt', async () => {
+    const detail = await deliveriesSettled(featured.id);
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await page.getByRole('link', { name: featured.orderId }).click();
+    await page.locator('#detail-body .timeline').waitFor();
+
+    const fields = await page.$$eval('#detail-body dl.fields dt', (dts) =>
+      Object.fromEntries(dts.map((dt) => [dt.textContent, (dt.nextElementSibling as HTMLElement).innerText])),
+    );
+    expect(fields).toMatchObject({
+      ID: featured.id,
+      Type: 'deposit',
+      Status: 'completed',
+      Amount: '250.00 USD',
+      'Order ID': 'ORD-2001',
+      Description: 'Top-up from card •••• 4242',
+      Destination: 'none',
+    });
+    expect(fields['Trace ID']).toContain(detail.traceId);
+    expect(detail.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await page.locator('table.metadata tbody tr').allInnerTexts()).toEqual(['customerId\tcus_8231', 'plan\tpro']);
+
+    const events = page.locator('#detail-body .timeline > li');
+    expect(await events.locator('h3').allTextContents()).toEqual(['deposit.pending', 'deposit.processing', 'deposit.completed']);
+    for (let i = 0; i < 3; i++) {
+      const event = events.nth(i);
+      expect(await event.locator('.badge').textContent()).toBe('succeeded');
+      const attempts = await event.locator('table.attempts tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.innerText.replace(/\s+/g, ' ').trim())),
+      );
+      expect(attempts).toHaveLength(2);
+      expect(attempts[0]).toEqual(['1', expect.stringMatching(/ago|now/), 'HTTP 500', expect.stringMatching(/^\d+ ms$/)]);
+      expect(attempts[1]).toEqual(['2', expect.stringMatching(/ago|now/), 'HTTP 200', expect.stringMatching(/^\d+ ms$/)]);
+    }
+    await saveScreenshot(page, 'detail.png');
+    await context.close();
+  });
+});
+
+describe('GET /ui: signing out', () => {
+  it('Sign out clears sessionStorage and returns to the token form, also after a reload', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.getByLabel('API token').isVisible()).toBe(true);
+    expect(await page.locator('table.transactions').count()).toBe(0);
+    await page.reload();
+    expect(await page.getByLabel('API token').isVisible()).toBe(true);
+    await context.close();
+  });
+});
+
+describe('GET /ui/viewTransaction with Accept: text/html, JavaScript off', () => {
+  async function htmlPage() {
+    const opened = await newPage({ javaScriptEnabled: false });
+    await opened.context.setExtraHTTPHeaders({ serviceApiToken: m1.apiToken, accept: 'text/html' });
+    return opened;
+  }
+
+  it('renders the list server-side, hostile orderIds as text', async () => {
+    const { context, page } = await htmlPage();
+    const res = await page.goto(`${stack.gateway}/ui/viewTransaction`);
+    expect(res!.status()).toBe(200);
+    expect(res!.headers()['content-type']).toMatch(/^text\/html/);
+    expect(await page.locator('h1').textContent()).toBe('Transactions');
+    const cells = await page.locator('td[data-label="Order ID"]').allTextContents();
+    expect(cells).toEqual(orderIds(newestFirst(mine)));
+    expect(await page.locator('main img, script').count()).toBe(0);
+    await context.close();
+  });
+
+  it('renders one transaction with its events and attempts, and pages through the list', async () => {
+    const { context, page } = await htmlPage();
+    await page.goto(`${stack.gateway}/ui/viewTransaction?id=${featured.id}`);
+    expect(await page.locator('h1').textContent()).toBe('Transaction');
+    expect(await page.locator('main').innerText()).toContain('ORD-2001');
+    expect(await page.locator('.timeline h3').allTextContents()).toEqual(['deposit.pending', 'deposit.processing', 'deposit.completed']);
+    expect(await page.locator('.timeline table.attempts tbody tr').count()).toBeGreaterThanOrEqual(3);
+
+    await page.goto(`${stack.gateway}/ui/viewTransaction?limit=10`);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    expect(await page.locator('td[data-label="Order ID"]').allTextContents()).toEqual(orderIds(newestFirst(mine)).slice(10));
+    await context.close();
+  });
+
+  it('answers a wrong token with a readable 401 page', async () => {
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    await context.setExtraHTTPHeaders({ serviceApiToken: 'dwk_wrong', accept: 'text/html' });
+    const res = await page.goto(`${stack.gateway}/ui/viewTransaction`);
+    expect(res!.status()).toBe(401);
+    expect(await page.locator('h1').textContent()).toMatch(/^401/);
+    await context.close();
+  });
+});
+
+describe('Content-Security-Policy', () => {
+  it('a page that broke the policy would be caught: an injected inline script is refused and logged', async () => {
+    const { context, page, log } = await newPage();
+    await page.goto(`${stack.gateway}/ui`);
+    await page.addScriptTag({ content: 'document.title = "inline ran"' }).catch(() => undefined);
+    await page.waitForTimeout(100);
+    expect(await page.title()).not.toBe('inline ran');
+    expect(log.problems.some(isCspViolation)).toBe(true);
+    logs.splice(logs.indexOf(log), 1); // the control's own violation is expected
+    await context.close();
+  });
+
+  it('no page of this file logged a CSP violation or a script error', () => {
+    expect(logs.length).toBeGreaterThan(10);
+    const problems = logs.flatMap((l) => l.problems);
+    expect(problems.filter(isCspViolation)).toEqual([]);
+    expect(problems.filter((p) => p.startsWith('pageerror'))).toEqual([]);
+  });
+});
