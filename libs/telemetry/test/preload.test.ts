@@ -48,10 +48,12 @@ describe('preloaded with --require and no OTLP endpoint', () => {
     run = await runFixtureApp(dir, { OTEL_LOG_LEVEL: 'warn' });
   });
 
-  it('starts, serves, and exits 0 on its own within a couple of seconds', () => {
+  it('starts, serves, and exits 0 on its own (no handle keeps it alive)', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.elapsedMs).toBeLessThan(3000);
+    // A hang detector, not a speed check: an open exporter socket or timer would keep it alive
+    // until the kill at 10 s (and the exit code would not be 0); a busy machine may take a few seconds.
+    expect(run.elapsedMs).toBeLessThan(9500); // the child is killed at 10 s
     expect(summaryOf(run)).toBeDefined();
   });
 
