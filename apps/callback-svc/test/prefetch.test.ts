@@ -5,7 +5,7 @@ import { insertEvent, insertMerchant } from './support/fixtures';
 import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
 
 const PREFETCH = 3;
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 3000;
 
 let db: TestDatabase;
 let config: CallbackConfig;

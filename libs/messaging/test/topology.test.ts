@@ -91,7 +91,7 @@ describe('assertTopology on the broker', () => {
         await waitUntil('the retry comes back', () => messages.length === 1, 5000);
         const waited = messages[0]!.at - sentAt;
         expect(waited).toBeGreaterThanOrEqual(380);
-        expect(waited).toBeLessThan(1200);
+        expect(waited).toBeLessThan(2000);
         const back = messages[0]!.msg;
         expect(back.content.toString()).toBe('retry me');
         expect(back.properties.headers?.[ATTEMPT_HEADER]).toBe(3);
@@ -109,7 +109,7 @@ describe('assertTopology on the broker', () => {
         channel.sendToQueue(names.retryQueue(200), Buffer.from('fast'));
         await waitUntil('both come back', () => messages.length === 2, 5000);
         expect(messages.map((m) => m.msg.content.toString())).toEqual(['fast', 'slow']);
-        expect(messages[0]!.at - sentAt).toBeLessThan(1000);
+        expect(messages[0]!.at - sentAt).toBeLessThan(1400);
         expect(messages[1]!.at - sentAt).toBeGreaterThanOrEqual(1480);
       } finally {
         await channel.cancel(tag);

@@ -83,7 +83,7 @@ describe('outbox relay: RabbitMQ outage', () => {
     await sleep(300);
     const started = Date.now();
     await relay.stop();
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(3000); // prompt, not instant: a hang would take the poll interval or more
   });
 });
 
@@ -116,7 +116,7 @@ describe('outbox relay: PostgreSQL outage', () => {
       }, 15_000);
       const started = Date.now();
       await observer.waitForIds(await eventIdsOf([await createDeposit(svc)]), 1000);
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(5000); // well under the 60 s poll: NOTIFY woke it
     } finally {
       await relay.stop();
     }

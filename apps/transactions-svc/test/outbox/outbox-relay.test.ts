@@ -45,7 +45,7 @@ describe('outbox relay: publishing', () => {
     const id = await withSpan('merchant request', {}, () => createDeposit(svc));
     const [row] = await outboxRowsOf(svc, id);
     const [message] = await observer.waitForIds([row!.event_id], 1000);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(5000); // well under the 60 s poll: NOTIFY woke it
 
     expect(message!.fields.exchange).toBe(messagingNames(prefix).eventsExchange);
     expect(message!.fields.routingKey).toBe('deposit.pending');
@@ -110,7 +110,7 @@ describe('outbox relay: publishing', () => {
     await waitUntil('its listener and pass sessions', async () => (await relaySessions()) >= before + 2);
     const started = Date.now();
     await other.stop();
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(3000); // prompt, not instant: a hang would take the poll interval or more
     await waitUntil('its sessions gone', async () => (await relaySessions()) === before, 2000);
   });
 });
