@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (page.evaluate callbacks run in the browser: they use DOM globals.)
 /**
  * The merchant's transaction viewer (CONTRACT 4.6, issue 4) in real headless Chromium against the
  * four real processes: sign in with the token, list, filter, page, open one with its callbacks,
@@ -196,7 +198,6 @@ describe('GET /ui: signing in with the API token', () => {
     const firstTime = await page.locator('table.transactions tbody tr time').first().innerText();
     expect(firstTime).toMatch(/ago|now/);
     expect(firstTime).toMatch(new Date(featured.createdAt).getUTCFullYear().toString());
-    await saveScreenshot(page, 'list.png');
     await context.close();
   });
 
@@ -288,6 +289,7 @@ describe('GET /ui: filters and pages', () => {
     const first = orderIds(await rows(page));
     expect(first).toEqual(all.slice(0, 10));
     expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    await saveScreenshot(page, 'list.png');
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await listSettled(page);
@@ -441,12 +443,13 @@ describe('GET /ui/viewTransaction with Accept: text/html, JavaScript off', () =>
     await context.close();
   });
 
-  it('answers a wrong token with a readable 401 page', async () => {
+  it('answers a wrong token with 401 and a body that says so', async () => {
+    // The gateway refuses the token before the ui is reached, so this is its problem body.
     const { context, page } = await newPage({ javaScriptEnabled: false });
     await context.setExtraHTTPHeaders({ serviceApiToken: 'dwk_wrong', accept: 'text/html' });
     const res = await page.goto(`${stack.gateway}/ui/viewTransaction`);
     expect(res!.status()).toBe(401);
-    expect(await page.locator('h1').textContent()).toMatch(/^401/);
+    expect(await page.locator('body').innerText()).toMatch(/unauthori[sz]ed/i);
     await context.close();
   });
 });
