@@ -76,6 +76,7 @@
   }
 
   function signOut(message) {
+    stopPolling();
     try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* storage disabled: nothing kept */ }
     state.page = null;
     state.cursors = [null];
@@ -139,7 +140,7 @@
 
   // ---- List -----------------------------------------------------------------------------------
 
-  var state = { filters: {}, cursors: [null], index: 0, page: null, seq: 0, controller: null };
+  var state = { filters: {}, cursors: [null], index: 0, page: null, seq: 0, controller: null, detailId: null, poll: null };
 
   function readFilters() {
     var form = $('filters');
@@ -211,7 +212,7 @@
       append(target, el('div', { class: 'table-wrap' }, el('table', { class: 'transactions' },
         el('caption', {}, 'Transactions, newest first. Open one by its order ID.'),
         el('thead', {}, el('tr', {}, ['Created', 'Type', 'Status', 'Amount', 'Order ID'].map(function (h) {
-          return el('th', { scope: 'col' }, h);
+          return el('th', { scope: 'col', class: h === 'Amount' ? 'num' : null }, h);
         }))),
         el('tbody', {}, page.items.map(listRow)))));
     }
@@ -228,10 +229,10 @@
   }
 
   function metadataTable(meta) {
-    var keys = Object.keys(meta || {});
+    // Key order carries no meaning (the API compares metadata regardless of it): show keys sorted.
+    var keys = Object.keys(meta || {}).sort();
     if (keys.length === 0) return el('p', { class: 'muted' }, 'No metadata.');
     return el('table', { class: 'metadata' },
-      el('caption', {}, 'Metadata'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Key'), el('th', { scope: 'col' }, 'Value'))),
       el('tbody', {}, keys.map(function (k) {
         return el('tr', {}, el('td', { 'data-label': 'Key', class: 'wrap' }, k), el('td', { 'data-label': 'Value', class: 'wrap' }, meta[k]));
@@ -255,12 +256,13 @@
       : el('table', { class: 'attempts' },
         el('caption', {}, 'Delivery attempts'),
         el('thead', {}, el('tr', {}, ['Attempt', 'Time', 'Result', 'Duration'].map(function (h) {
-          return el('th', { scope: 'col' }, h);
+          return el('th', { scope: 'col', class: h === 'Duration' ? 'num' : null }, h);
         }))),
         el('tbody', {}, e.delivery.attempts.map(attemptRow)));
     return el('li', { class: 'event' },
       el('h3', {}, e.type),
-      el('p', {}, timeNode(e.createdAt), ' · callback ', badge(e.delivery.status)),
+      el('p', {}, timeNode(e.createdAt)),
+      el('p', {}, 'Callback ', badge(e.delivery.status)),
       el('p', { class: 'muted' }, 'Event ', el('code', {}, e.id)),
       attempts);
   }
@@ -279,7 +281,9 @@
         field('Destination', tx.destination),
         field('Created', timeNode(tx.createdAt)),
         field('Updated', timeNode(tx.updatedAt)),
-        field('Trace ID', detail.traceId ? el('code', {}, detail.traceId) : null)),
+        field('Trace ID', detail.traceId
+          ? [el('code', {}, detail.traceId), el('span', { class: 'muted hint' }, 'Give this to support: it finds the request in Jaeger.')]
+          : null)),
       el('h2', {}, 'Metadata'),
       metadataTable(tx.metadata),
       el('h2', {}, 'Events and callbacks'),
@@ -288,22 +292,60 @@
         : el('ol', { class: 'timeline' }, detail.events.map(eventItem)));
   }
 
-  function loadDetail(id) {
+  // While money or a callback is still moving, the open transaction refreshes itself, so a
+  // merchant can watch pending → completed and each delivery attempt without pressing Refresh.
+  var POLL_MS = 3000;
+  var MOVING_DELIVERY = ['pending', 'retrying'];
+
+  function stillMoving(detail) {
+    var tx = detail.transaction;
+    return (tx.status !== 'completed' && tx.status !== 'failed') ||
+      detail.events.some(function (e) { return MOVING_DELIVERY.indexOf(e.delivery.status) >= 0; });
+  }
+
+  function stopPolling() {
+    if (state.poll) clearTimeout(state.poll);
+    state.poll = null;
+    $('detail-live').hidden = true;
+  }
+
+  function schedulePoll(id, detail) {
+    stopPolling();
+    if (!stillMoving(detail)) return;
+    $('detail-live').hidden = false;
+    state.poll = setTimeout(function () {
+      state.poll = null;
+      if (state.detailId === id && !document.hidden) loadDetail(id, true);
+      else if (state.detailId === id) schedulePoll(id, detail); // hidden tab: look again later
+    }, POLL_MS);
+  }
+
+  /** Loads one transaction; `quiet` (Refresh, polling) keeps what is shown until the answer arrives. */
+  function loadDetail(id, quiet) {
     var req = startRequest();
     var box = $('detail-status');
-    $('detail-title').textContent = 'Transaction';
-    $('detail-body').replaceChildren();
-    setStatus(box, 'loading', 'Loading the transaction…');
+    state.detailId = id;
+    if (!quiet) {
+      stopPolling();
+      $('detail-title').textContent = 'Transaction';
+      $('detail-body').replaceChildren();
+      setStatus(box, 'loading', 'Loading the transaction…');
+    }
     var retry = function () { loadDetail(id); };
     api({ id: id }, req.signal).then(function (res) {
       if (req.seq !== state.seq) return;
       if (res.status === 401) return signOut(BAD_TOKEN);
-      if (res.status !== 200) return setStatus(box, 'error', problemMessage(res, 'transaction'), res.status === 404 || res.status === 400 ? null : retry);
+      if (res.status !== 200) {
+        stopPolling();
+        return setStatus(box, 'error', problemMessage(res, 'transaction'), res.status === 404 || res.status === 400 ? null : retry);
+      }
       setStatus(box, '', '');
       renderDetail(res.body);
-      $('detail-title').focus();
+      schedulePoll(id, res.body);
+      if (!quiet) $('detail-title').focus();
     }, function (err) {
       if (req.seq !== state.seq || (err && err.name === 'AbortError')) return;
+      stopPolling();
       setStatus(box, 'error', NETWORK_ERROR, retry);
     });
   }
@@ -324,6 +366,8 @@
   }
 
   function route() {
+    stopPolling();
+    state.detailId = null;
     if (!token()) return showSignin();
     var match = /^#tx=(.+)$/.exec(location.hash);
     if (match) {
@@ -335,8 +379,15 @@
     else loadList();
   }
 
+  /** "(2 active)" beside the Filters summary, so a collapsed panel still says the list is filtered. */
+  function showFilterCount() {
+    var n = ['type', 'status', 'orderId', 'from', 'to'].filter(function (k) { return state.filters[k]; }).length;
+    $('filter-count').textContent = n ? '(' + n + ' active)' : '';
+  }
+
   function applyFilters() {
     state.filters = readFilters();
+    showFilterCount();
     state.cursors = [null];
     state.index = 0;
     loadList();
@@ -365,6 +416,9 @@
       setTimeout(applyFilters, 0); // after the browser has cleared the fields
     });
     $('refresh').addEventListener('click', loadList);
+    $('detail-refresh').addEventListener('click', function () {
+      if (state.detailId) loadDetail(state.detailId, true);
+    });
     $('next').addEventListener('click', function () {
       if (!state.page || !state.page.nextCursor) return;
       state.cursors[state.index + 1] = state.page.nextCursor;
@@ -378,6 +432,8 @@
     });
     // Back link (#list), browser back and forward all change the hash; one listener routes them.
     window.addEventListener('hashchange', route);
+    // On a phone the filters start folded, so the transactions are on the first screen.
+    if (window.matchMedia && window.matchMedia('(max-width: 40rem)').matches) $('filter-panel').open = false;
     state.filters = readFilters();
     route();
   });

@@ -308,9 +308,16 @@ describe('GET /ui: filters and pages', () => {
     const { context, page } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await signIn(page, m1.apiToken);
     await listSettled(page);
-    await applyFilters(page, () => page.getByLabel('Per page').selectOption('10').then(() => undefined));
+    // The filters start folded so the first screen shows transactions; one tap opens them.
+    expect(await page.getByLabel('Type').isVisible()).toBe(false);
+    expect(await page.locator('table.transactions tbody tr').first().isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await saveScreenshot(page, 'list-mobile.png');
+    await saveScreenshot(page, 'list-mobile.png', false);
+    await page.getByText('Filters', { exact: true }).click();
+    await applyFilters(page, () => page.getByLabel('Type').selectOption('deposit').then(() => undefined));
+    expect(await page.locator('#filter-count').textContent()).toBe('(1 active)');
+    expect(new Set((await rows(page)).map((r) => r.type))).toEqual(new Set(['deposit']));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByRole('link', { name: featured.orderId }).click();
     await page.locator('#detail-body dl').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -391,6 +398,33 @@ describe('GET /ui: one transaction', () => {
       expect(attempts[1]).toEqual(['2', expect.stringMatching(/ago|now/), 'HTTP 200', expect.stringMatching(/^\d+ ms$/)]);
     }
     await saveScreenshot(page, 'detail.png');
+    await context.close();
+  });
+});
+
+describe('GET /ui: following a transaction as it moves', () => {
+  it('refreshes an open pending transaction by itself until it is final', async () => {
+    // Another merchant, so the lists the other tests compare stay as seeded.
+    const tx = await create(m2, 'deposit', { amount: '9.99', currency: 'USD', orderId: `LIVE-${Date.now()}` });
+    const { context, page } = await newPage();
+    await signIn(page, m2.apiToken);
+    await listSettled(page);
+    await page.getByRole('link', { name: tx.orderId }).click();
+    const status = page.locator('#detail-body dl.fields .badge').first();
+    await status.waitFor();
+    expect(await status.textContent()).toBe('pending');
+    expect(await page.locator('#detail-live').isVisible()).toBe(true);
+
+    await operator(tx.id, 'completed');
+    await page.waitForFunction(
+      () => document.querySelector('#detail-body dl.fields .badge')?.textContent === 'completed',
+      undefined,
+      { timeout: 10_000 },
+    );
+    // No callback URL: both deliveries are skipped, nothing is moving, so the refreshing stops.
+    await page.locator('#detail-live').waitFor({ state: 'hidden', timeout: 10_000 });
+    expect(await page.locator('.timeline h3').allTextContents()).toEqual(['deposit.pending', 'deposit.completed']);
+    expect(await page.locator('.timeline .badge').allTextContents()).toEqual(['skipped', 'skipped']);
     await context.close();
   });
 });

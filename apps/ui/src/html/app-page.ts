@@ -30,34 +30,39 @@ export function renderAppPage(assets: Assets): string {
 <h1 id="signin-title">View your transactions</h1>
 <p>Paste your API token: the <code>apiToken</code> that <code>merchant:create</code> printed. It stays in this browser tab until you sign out or close the tab, and is sent only in the <code>serviceApiToken</code> header.</p>
 <div id="signin-error" class="notice error" role="alert" hidden></div>
-<form id="token-form" class="token-form" autocomplete="off">
+<!-- No name on the input and a POST action: even if the script never ran, a native submit could not put the token in a URL. -->
+<form id="token-form" class="token-form" method="post" action="/ui" autocomplete="off">
 <label for="token">API token</label>
-<input id="token" name="token" type="password" required autocomplete="off" autocapitalize="off" spellcheck="false">
+<input id="token" type="password" required autocomplete="off" autocapitalize="off" spellcheck="false">
 <button type="submit">Show transactions</button>
 </form>
 </section>
 
 <section id="list-view" aria-labelledby="list-title" hidden>
 <h1 id="list-title">Transactions</h1>
+<details id="filter-panel" class="filter-panel" open>
+<summary>Filters <span id="filter-count" class="muted"></span></summary>
 <form id="filters" class="filters">
 <div class="field"><label for="f-type">Type</label>
 <select id="f-type" name="type"><option value="">Any</option>${options(TRANSACTION_TYPES)}</select></div>
 <div class="field"><label for="f-status">Status</label>
 <select id="f-status" name="status"><option value="">Any</option>${options(TRANSACTION_STATUSES)}</select></div>
-<div class="field"><label for="f-order">Order ID</label>
+<div class="field wide"><label for="f-order">Order ID</label>
 <input id="f-order" name="orderId" maxlength="128" autocomplete="off" spellcheck="false"></div>
-<div class="field"><label for="f-from">Created from (your time)</label>
-<input id="f-from" name="from" type="datetime-local" step="1"></div>
-<div class="field"><label for="f-to">Created before (your time)</label>
-<input id="f-to" name="to" type="datetime-local" step="1"></div>
+<div class="field wide"><label for="f-from">Created from</label>
+<input id="f-from" name="from" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
+<div class="field wide"><label for="f-to">Created before</label>
+<input id="f-to" name="to" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
 <div class="field"><label for="f-limit">Per page</label>
 <select id="f-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>
 <div class="actions">
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
+<p id="tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>
+</details>
 <div id="list-status" class="status" role="status" aria-live="polite"></div>
 <div id="list-table"></div>
 <nav class="pager" aria-label="Pages">
@@ -69,8 +74,12 @@ export function renderAppPage(assets: Assets): string {
 
 <section id="detail-view" aria-labelledby="detail-title" hidden>
 <p><a id="back" href="#list">← Back to the list</a></p>
+<div class="title-row">
 <h1 id="detail-title" tabindex="-1">Transaction</h1>
+<button id="detail-refresh" type="button" class="secondary">Refresh</button>
+</div>
 <div id="detail-status" class="status" role="status" aria-live="polite"></div>
+<p id="detail-live" class="muted hint" hidden>In progress: this page refreshes itself every few seconds until the transaction and its callbacks settle.</p>
 <div id="detail-body"></div>
 </section>
 </main>

@@ -8,6 +8,7 @@ import { layout } from './layout';
 type EventView = TransactionDetail['events'][number];
 type Attempt = EventView['delivery']['attempts'][number];
 
+const TRACE_HINT = html`<span class="muted hint">Give this to support: it finds the request in Jaeger.</span>`;
 const orNone = (value: string | null): SafeHtml | string => (value === null ? html`<span class="muted">none</span>` : value);
 
 function fields(detail: TransactionDetail, now: number): SafeHtml {
@@ -22,12 +23,13 @@ function fields(detail: TransactionDetail, now: number): SafeHtml {
 <dt>Destination</dt><dd class="wrap">${orNone(tx.destination)}</dd>
 <dt>Created</dt><dd>${timeCell(tx.createdAt, now)}</dd>
 <dt>Updated</dt><dd>${timeCell(tx.updatedAt, now)}</dd>
-<dt>Trace ID</dt><dd>${detail.traceId ? html`<code>${detail.traceId}</code>` : orNone(null)}</dd>
+<dt>Trace ID</dt><dd>${detail.traceId ? html`<code>${detail.traceId}</code> ${TRACE_HINT}` : orNone(null)}</dd>
 </dl>`;
 }
 
 function metadata(meta: Record<string, string>): SafeHtml {
-  const entries = Object.entries(meta);
+  // Key order carries no meaning (the contract compares metadata regardless of it): sorted.
+  const entries = Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return html`<p class="muted">No metadata.</p>`;
   return html`<table class="metadata"><thead><tr><th scope="col">Key</th><th scope="col">Value</th></tr></thead><tbody>
 ${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${k}</td><td data-label="Value" class="wrap">${v}</td></tr>`)}
@@ -36,18 +38,20 @@ ${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${k}</td><t
 
 function attemptRow(a: Attempt, now: number): SafeHtml {
   const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${a.error ?? 'no reply'}</span>`;
-  return html`<tr><td data-label="Attempt">${a.attempt}</td><td data-label="At">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
+  return html`<tr><td data-label="Attempt">${a.attempt}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
 }
 
 function event(e: EventView, now: number): SafeHtml {
   const attempts =
     e.delivery.attempts.length === 0
-      ? html`<p class="muted">No delivery attempts yet.</p>`
-      : html`<table class="attempts"><thead><tr><th scope="col">Attempt</th><th scope="col">At</th><th scope="col">Result</th><th scope="col">Duration</th></tr></thead>
+      ? html`<p class="muted">${e.delivery.status === 'skipped' ? 'Not sent: no callback URL was set.' : 'No delivery attempts yet.'}</p>`
+      : html`<table class="attempts"><thead><tr><th scope="col">Attempt</th><th scope="col">Time</th><th scope="col">Result</th><th scope="col" class="num">Duration</th></tr></thead>
 <tbody>${e.delivery.attempts.map((a) => attemptRow(a, now))}</tbody></table>`;
   return html`<li class="event">
 <h3>${e.type}</h3>
-<p>${timeCell(e.createdAt, now)} · callback ${badge(e.delivery.status)} · <code>${e.id}</code></p>
+<p>${timeCell(e.createdAt, now)}</p>
+<p>Callback ${badge(e.delivery.status)}</p>
+<p class="muted">Event <code>${e.id}</code></p>
 ${attempts}
 </li>`;
 }

@@ -33,7 +33,7 @@ export function renderListPage(assets: Assets, page: TransactionPage, filters: L
       ? html`<p class="empty">No transactions match. Create one with <code>POST /api/createDeposit</code>, or clear the filters.</p>`
       : html`<div class="table-wrap"><table class="transactions">
 <caption>Transactions, newest first</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Order ID</th><th scope="col">Transaction</th></tr></thead>
+<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Order ID</th><th scope="col">Transaction</th></tr></thead>
 <tbody>
 ${page.items.map((tx) => row(tx, now))}
 </tbody>

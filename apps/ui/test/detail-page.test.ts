@@ -1,0 +1,25 @@
+/** renderDetailPage: choices the contract leaves to the page (metadata order, why nothing was sent). */
+import { loadAssets } from '../src/assets';
+import { renderDetailPage } from '../src/html/detail-page';
+import { DETAIL } from './support/fixtures';
+
+const assets = loadAssets();
+
+describe('renderDetailPage', () => {
+  it('lists metadata keys sorted, since their order carries no meaning', () => {
+    const detail = { ...DETAIL, transaction: { ...DETAIL.transaction, metadata: { zeta: '1', alpha: '2', mid: '3' } } };
+    const body = renderDetailPage(assets, detail);
+    const keys = [...body.matchAll(/<td data-label="Key" class="wrap">([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(keys).toEqual(['alpha', 'mid', 'zeta']);
+  });
+
+  it('says a skipped delivery was not sent because no callback URL was set', () => {
+    const skipped = { ...DETAIL.events[1]!, delivery: { status: 'skipped' as const, attempts: [] } };
+    expect(renderDetailPage(assets, { ...DETAIL, events: [skipped] })).toContain('Not sent: no callback URL was set.');
+    expect(renderDetailPage(assets, DETAIL)).toContain('No delivery attempts yet.');
+  });
+
+  it('tells support where the trace id leads', () => {
+    expect(renderDetailPage(assets, DETAIL)).toMatch(/<code>4bf92f3577b34da6a3ce929d0e0e4736<\/code> <span class="muted hint">[^<]*Jaeger/);
+  });
+});
