@@ -5,6 +5,7 @@
 // (SANDBOX_SETTLE_MS=3000, CALLBACK_ALLOW_PRIVATE_HOSTS=true) apply only where the environment is silent.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -106,6 +107,45 @@ function startService({ name }) {
   return child;
 }
 
+/**
+ * A demo callback receiver inside this process (not a service): it logs each callback and answers
+ * 200, so a fresh demo shows deliveries end to end. It is wired to the demo merchant only while
+ * that merchant has no callback URL of its own.
+ */
+async function startDemoReceiver() {
+  const port = Number(env.DEMO_RECEIVER_PORT ?? 3009);
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      let event = {};
+      try {
+        event = JSON.parse(body);
+      } catch {}
+      process.stdout.write(`${'demo-receiver'.padEnd(16)} | ${event.type} ${event.id} seq=${event.sequence} tx=${event.data?.id}\n`);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${port}`;
+}
+
+async function wireDemoCallbacks(gateway, token, receiverUrl) {
+  const headers = { serviceApiToken: token, 'content-type': 'application/json' };
+  const urls = await (await fetch(`${gateway}/api/getCallbackUrls`, { headers })).json();
+  if (urls.depositCallbackUrl || urls.withdrawCallbackUrl) return false;
+  for (const kind of ['Deposit', 'Withdraw']) {
+    const res = await fetch(`${gateway}/api/updateCallbackUrl${kind}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ url: `${receiverUrl}/demo/${kind.toLowerCase()}` }),
+    });
+    if (res.status !== 200) return false;
+  }
+  return true;
+}
+
 await checkDependencies();
 step('building (nx run-many -t build)…');
 run('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static']);
@@ -141,6 +181,8 @@ if (ready.some((r) => !r)) {
   stopAll(1);
 } else {
   const gw = `http://127.0.0.1:${SERVICES[3].port}`;
+  const receiverUrl = await startDemoReceiver().catch(() => undefined);
+  const wired = receiverUrl ? await wireDemoCallbacks(gw, demo.apiToken, receiverUrl).catch(() => false) : false;
   console.log(`
 Deposit & Withdraw is running.
   API            ${gw}/api   (header serviceApiToken)
@@ -150,6 +192,7 @@ Deposit & Withdraw is running.
 Demo merchant (shown once; a new token is issued at every start):
   ${JSON.stringify(demo)}
   serviceApiToken: ${demo.apiToken}${generatedAdminToken ? `\n  ADMIN_TOKEN:     ${generatedAdminToken} (generated; set ADMIN_TOKEN to choose one)` : ''}
-Sandbox settler: ${env.SANDBOX_SETTLE_MS === '0' ? 'off' : `${env.SANDBOX_SETTLE_MS} ms`}. Ctrl-C stops everything.
+Sandbox settler: ${env.SANDBOX_SETTLE_MS === '0' ? 'off' : `${env.SANDBOX_SETTLE_MS} ms`}.${wired ? `\nDemo callbacks: the demo merchant's callback URLs point at ${receiverUrl}/demo/… (this process logs them as "demo-receiver").` : ''}
+Ctrl-C stops everything.
 `);
 }
