@@ -60,11 +60,13 @@ describe('outbox relay: publishing', () => {
     const [, msgTrace, msgSpan] = TRACEPARENT.exec(String(message!.properties.headers!.traceparent))!;
     expect(msgTrace).toBe(rowTrace);
     expect(msgSpan).not.toBe(rowSpan);
+    // The row is marked after the confirm, so by then the publish span has ended (a consumer can
+    // see the message before the relay's confirm arrives).
+    await waitUntil('published_at set', async () => (await outboxRowsOf(svc, id))[0]!.published_at !== null, 5000);
     const publish = tracing.exporter.getFinishedSpans().find((s) => s.spanContext().spanId === msgSpan)!;
     expect(publish.name).toBe(`publish ${messagingNames(prefix).eventsExchange}`);
     expect(publish.parentSpanContext?.spanId).toBe(rowSpan);
 
-    await waitUntil('published_at set', async () => (await outboxRowsOf(svc, id))[0]!.published_at !== null, 1000);
   });
 
   it('starts a trace of its own for a row written outside any trace', async () => {
