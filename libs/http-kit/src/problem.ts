@@ -2,7 +2,9 @@ import { PROBLEM_CONTENT_TYPE, type Problem, type ProblemCode } from '@dw/contra
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_TITLES, type FieldError } from './errors';
 
-export const PROBLEM_TYPE_BASE = 'https://docs.deposit-withdraw.dev/errors/';
+// A URN, not a URL: it names the problem type stably without pointing clients at a host we don't
+// control. The codes are documented in docs/api.md.
+export const PROBLEM_TYPE_BASE = 'urn:deposit-withdraw:problem:';
 
 export function problemBody(
   request: FastifyRequest,
