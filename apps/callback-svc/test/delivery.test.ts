@@ -1,46 +1,24 @@
-import type { CallbackConfig } from '@dw/config';
 import { metricsRegistry } from '@dw/telemetry';
-import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from './support/database';
 import { deliveryOf, eventually, insertEvent, insertMerchant, setCallbackUrl } from './support/fixtures';
-import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
+import { useHarness } from './support/harness';
 
-let db: TestDatabase;
-let config: CallbackConfig;
-let service: RunningService;
-let publisher: TestPublisher;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  db = await createTestDatabase('delivery');
-  config = testConfig(testPrefix('delivery'), db.url);
-  service = await startService(config);
-  publisher = await TestPublisher.open(config.amqpPrefix);
-  receiver = await startCallbackReceiver();
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await publisher?.closeAndDeleteTopology(config.retryDelaysMs);
-  await receiver?.close();
-  await db?.drop();
-});
+const h = useHarness('delivery');
 
 beforeEach(() => {
-  receiver.respond = () => 200;
+  h.receiver.respond = () => 200;
 });
 
 const forEvent = (id: string) => (r: { headers: Record<string, unknown> }) => r.headers['webhook-id'] === id;
 
 describe('a delivered callback (CONTRACT 5)', () => {
   it('POSTs the exact body, signed per Standard Webhooks with the merchant secret, webhook-id = event id', async () => {
-    const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/deposits?x=1` });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit', 'completed');
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/deposits?x=1` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit', 'completed');
     const before = Math.floor(Date.now() / 1000);
-    await publisher.publish(event);
+    await h.publisher.publish(event);
 
-    const [got] = await receiver.waitFor(1, forEvent(event.id));
+    const [got] = await h.receiver.waitFor(1, forEvent(event.id));
     expect(got!.path).toBe('/deposits?x=1');
     expect(got!.body).toBe(event.body);
     expect(got!.json).toEqual(event.event);
@@ -56,24 +34,24 @@ describe('a delivered callback (CONTRACT 5)', () => {
     expect(verified).toEqual(event.event);
     expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(got!.body, got!.headers as Record<string, string>)).toThrow();
 
-    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'succeeded');
-    const delivery = await deliveryOf(service.pool, event.id);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'succeeded');
+    const delivery = await deliveryOf(h.service.pool, event.id);
     expect(delivery.attemptCount).toBe(1);
     expect(delivery.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, url: `${receiver.url}/deposits?x=1`, statusCode: 200, error: null }),
+      expect.objectContaining({ attempt: 1, url: `${h.receiver.url}/deposits?x=1`, statusCode: 200, error: null }),
     ]);
     expect(delivery.attempts[0]!.durationMs).toBeGreaterThanOrEqual(0);
   });
 
   it('sends deposit events to the deposit URL and withdraw events to the withdraw URL', async () => {
-    const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/d`, withdraw: `${receiver.url}/w` });
-    const deposit = await insertEvent(service.pool, merchant.id, 'deposit');
-    const withdraw = await insertEvent(service.pool, merchant.id, 'withdraw');
-    await publisher.publish(withdraw);
-    await publisher.publish(deposit);
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/d`, withdraw: `${h.receiver.url}/w` });
+    const deposit = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    const withdraw = await insertEvent(h.service.pool, merchant.id, 'withdraw');
+    await h.publisher.publish(withdraw);
+    await h.publisher.publish(deposit);
 
-    const [d] = await receiver.waitFor(1, forEvent(deposit.id));
-    const [w] = await receiver.waitFor(1, forEvent(withdraw.id));
+    const [d] = await h.receiver.waitFor(1, forEvent(deposit.id));
+    const [w] = await h.receiver.waitFor(1, forEvent(withdraw.id));
     expect(d!.path).toBe('/d');
     expect(d!.json.type).toBe('deposit.pending');
     expect(w!.path).toBe('/w');
@@ -81,47 +59,47 @@ describe('a delivered callback (CONTRACT 5)', () => {
   });
 
   it('marks the delivery skipped and sends nothing when the merchant has no URL for the event type', async () => {
-    const merchant = await insertMerchant(service.pool, { withdraw: `${receiver.url}/w` });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit');
-    await publisher.publish(event);
+    const merchant = await insertMerchant(h.service.pool, { withdraw: `${h.receiver.url}/w` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    await h.publisher.publish(event);
 
-    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'skipped');
-    expect((await deliveryOf(service.pool, event.id)).attempts).toEqual([]);
-    expect(receiver.received.filter(forEvent(event.id))).toEqual([]);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'skipped');
+    expect((await deliveryOf(h.service.pool, event.id)).attempts).toEqual([]);
+    expect(h.receiver.received.filter(forEvent(event.id))).toEqual([]);
   });
 
   it('uses the URL as it is at each attempt: a URL changed after a failure receives the retry', async () => {
-    const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/old` });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit');
-    receiver.respond = (r) => (r.path === '/old' ? 500 : 200);
-    await publisher.publish(event);
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/old` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    h.receiver.respond = (r) => (r.path === '/old' ? 500 : 200);
+    await h.publisher.publish(event);
 
-    await receiver.waitFor(1, forEvent(event.id));
-    await setCallbackUrl(service.pool, merchant.id, 'deposit', `${receiver.url}/new`);
-    const hits = await receiver.waitFor(2, forEvent(event.id));
+    await h.receiver.waitFor(1, forEvent(event.id));
+    await setCallbackUrl(h.service.pool, merchant.id, 'deposit', `${h.receiver.url}/new`);
+    const hits = await h.receiver.waitFor(2, forEvent(event.id));
     expect(hits.map((h) => h.path)).toEqual(['/old', '/new']);
     // The same id and body, but a fresh timestamp and signature per attempt, each verifiable.
     expect(hits[1]!.body).toBe(hits[0]!.body);
     for (const h of hits) expect(() => new Webhook(merchant.secret).verify(h.body, h.headers as Record<string, string>)).not.toThrow();
 
-    await eventually(async () => (await deliveryOf(service.pool, event.id)).status === 'succeeded');
-    const { attempts } = await deliveryOf(service.pool, event.id);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'succeeded');
+    const { attempts } = await deliveryOf(h.service.pool, event.id);
     expect(attempts.map((a) => [a.attempt, a.url, a.statusCode])).toEqual([
-      [1, `${receiver.url}/old`, 500],
-      [2, `${receiver.url}/new`, 200],
+      [1, `${h.receiver.url}/old`, 500],
+      [2, `${h.receiver.url}/new`, 200],
     ]);
   });
 
   it('signs with the secret as it is at the attempt (a rotated secret signs the next attempt)', async () => {
-    const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/rot` });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit');
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/rot` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
     const rotated = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    receiver.respond = () => (receiver.received.filter(forEvent(event.id)).length === 1 ? 500 : 200);
-    await publisher.publish(event);
-    await receiver.waitFor(1, forEvent(event.id));
-    await service.pool.query('UPDATE merchants SET callback_signing_secret = $2 WHERE id = $1', [merchant.id, rotated]);
+    h.receiver.respond = () => (h.receiver.received.filter(forEvent(event.id)).length === 1 ? 500 : 200);
+    await h.publisher.publish(event);
+    await h.receiver.waitFor(1, forEvent(event.id));
+    await h.service.pool.query('UPDATE merchants SET callback_signing_secret = $2 WHERE id = $1', [merchant.id, rotated]);
 
-    const [first, second] = await receiver.waitFor(2, forEvent(event.id));
+    const [first, second] = await h.receiver.waitFor(2, forEvent(event.id));
     expect(() => new Webhook(merchant.secret).verify(first!.body, first!.headers as Record<string, string>)).not.toThrow();
     expect(() => new Webhook(rotated).verify(second!.body, second!.headers as Record<string, string>)).not.toThrow();
   });
@@ -141,21 +119,21 @@ describe('delivery metrics', () => {
 
 describe('messages that can never be delivered', () => {
   it('acks an unparsable message and one for an unknown event without looping, and keeps delivering', async () => {
-    const merchant = await insertMerchant(service.pool, { deposit: `${receiver.url}/after` });
-    await publisher.publish({ id: 'evt_garbage', type: 'deposit.pending', body: 'not json {' });
-    await publisher.publish({ id: 'evt_00000000000000000000000000000000', type: 'deposit.pending', body: '{"id":"evt_00000000000000000000000000000000"}' });
-    await publisher.publish({ id: 'evt_a', type: 'deposit.pending', body: '{"id":"evt_b"}' });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit');
-    await publisher.publish(event);
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/after` });
+    await h.publisher.publish({ id: 'evt_garbage', type: 'deposit.pending', body: 'not json {' });
+    await h.publisher.publish({ id: 'evt_00000000000000000000000000000000', type: 'deposit.pending', body: '{"id":"evt_00000000000000000000000000000000"}' });
+    await h.publisher.publish({ id: 'evt_a', type: 'deposit.pending', body: '{"id":"evt_b"}' });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    await h.publisher.publish(event);
 
-    await receiver.waitFor(1, forEvent(event.id));
+    await h.receiver.waitFor(1, forEvent(event.id));
     await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the handed-back pause (1 s)
     // Each was handled exactly once: a message handed back would have been counted again.
     const invalid = await metricsRegistry.getSingleMetric('callback_invalid_messages_total')!.get();
     expect(Object.fromEntries(invalid.values.map((v) => [v.labels.reason, v.value]))).toEqual({ unparsable: 2, unknown_event: 1 });
-    expect(receiver.received.filter((r) => r.path === '/after')).toHaveLength(1);
+    expect(h.receiver.received.filter((r) => r.path === '/after')).toHaveLength(1);
     // Stopped, the service hands back whatever it still holds: nothing is left to hand back.
-    await service.stop();
-    expect(await publisher.readyInDeliveryQueue()).toBe(0);
+    await h.service.stop();
+    expect(await h.publisher.readyInDeliveryQueue()).toBe(0);
   });
 });

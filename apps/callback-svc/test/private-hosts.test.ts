@@ -1,30 +1,9 @@
-import type { CallbackConfig } from '@dw/config';
-import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
-import { createTestDatabase, type TestDatabase } from './support/database';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
-import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
+import { useHarness } from './support/harness';
 
 // CALLBACK_ALLOW_PRIVATE_HOSTS=false: the production default.
-let db: TestDatabase;
-let config: CallbackConfig;
-let service: RunningService;
-let publisher: TestPublisher;
-let receiver: CallbackReceiver;
 
-beforeAll(async () => {
-  db = await createTestDatabase('private_hosts');
-  config = testConfig(testPrefix('private-hosts'), db.url, { CALLBACK_ALLOW_PRIVATE_HOSTS: 'false' });
-  service = await startService(config);
-  publisher = await TestPublisher.open(config.amqpPrefix);
-  receiver = await startCallbackReceiver();
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await publisher?.closeAndDeleteTopology(config.retryDelaysMs);
-  await receiver?.close();
-  await db?.drop();
-});
+const h = useHarness('private-hosts', { CALLBACK_ALLOW_PRIVATE_HOSTS: 'false' });
 
 describe('the private-host guard at send time', () => {
   // The URL was accepted when saved (or DNS changed since): the sender checks again on every attempt.
@@ -32,17 +11,17 @@ describe('the private-host guard at send time', () => {
     ['an IP literal (127.0.0.1)', (port: string) => `http://127.0.0.1:${port}/literal`],
     ['a host name that resolves to loopback (localhost)', (port: string) => `http://localhost:${port}/named`],
   ])('refuses %s: a failed attempt with an error, and no request reaches it', async (_label, urlFor) => {
-    const url = urlFor(new URL(receiver.url).port);
-    const merchant = await insertMerchant(service.pool, { deposit: url });
-    const event = await insertEvent(service.pool, merchant.id, 'deposit');
-    await publisher.publish(event);
+    const url = urlFor(new URL(h.receiver.url).port);
+    const merchant = await insertMerchant(h.service.pool, { deposit: url });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    await h.publisher.publish(event);
 
-    await eventually(async () => (await deliveryOf(service.pool, event.id)).attempts.length >= 2);
-    const delivery = await deliveryOf(service.pool, event.id);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).attempts.length >= 2);
+    const delivery = await deliveryOf(h.service.pool, event.id);
     expect(delivery.status).toBe('retrying');
     for (const attempt of delivery.attempts) {
       expect(attempt).toMatchObject({ url, statusCode: null, error: expect.stringMatching(/not a public address/) });
     }
-    expect(receiver.received).toEqual([]);
+    expect(h.receiver.received).toEqual([]);
   });
 });
