@@ -1,6 +1,6 @@
 import { createLogger, withSpan } from '@dw/telemetry';
 import { collectLines } from './support/collect-lines';
-import { installTestTracing } from './support/test-tracing';
+import { installTestTracing } from '@dw/testing';
 
 const tracing = installTestTracing();
 afterAll(() => tracing.uninstall());

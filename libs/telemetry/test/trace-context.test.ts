@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { contextFromHeaders, currentTraceId, currentTraceparent, injectTraceHeaders, withSpan } from '@dw/telemetry';
-import { installTestTracing } from './support/test-tracing';
+import { installTestTracing } from '@dw/testing';
 
 const tracing = installTestTracing();
 afterAll(() => tracing.uninstall());

@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { withSpan } from '@dw/telemetry';
-import { installTestTracing } from './support/test-tracing';
+import { installTestTracing } from '@dw/testing';
 
 const tracing = installTestTracing();
 afterAll(() => tracing.uninstall());

@@ -1,2 +1,3 @@
 export * from './tcp-proxy';
 export * from './callback-receiver';
+export * from './test-tracing';

@@ -13,7 +13,7 @@ import {
   type Observer,
   type RunningRelay,
 } from './relay-support';
-import { installTestTracing } from './test-tracing';
+import { installTestTracing } from '@dw/testing';
 
 const tracing = installTestTracing();
 const prefix = uniquePrefix('relay');

@@ -3,7 +3,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@
 
 /**
  * A real tracer provider (async-local-storage context, W3C propagators) whose finished spans are
- * kept in memory, so a test can look at what the library produced.
+ * kept in memory, so a test can look at the spans the code under test produced.
  */
 export function installTestTracing() {
   const exporter = new InMemorySpanExporter();
