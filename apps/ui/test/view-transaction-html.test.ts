@@ -1,29 +1,17 @@
 /** GET /ui/viewTransaction with Accept: text/html: server-rendered pages, every value escaped. */
-import type { FastifyInstance } from 'fastify';
 import { CONTENT_SECURITY_POLICY } from '../src/security-headers';
-import { startFakeTransactionsSvc, type FakeTransactionsSvc } from './support/fake-transactions-svc';
 import { DEPOSIT, DETAIL, HOSTILE, HOSTILE_ESCAPED, MERCHANT_ID, PAGE_ONE, WITHDRAW } from './support/fixtures';
-import { startUi } from './support/ui-app';
+import { useUiWithUpstream } from './support/ui-app';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const EXPECTED_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-let upstream: FakeTransactionsSvc;
-let ui: FastifyInstance;
-
-beforeAll(async () => {
-  upstream = await startFakeTransactionsSvc();
-  ui = await startUi(upstream.url);
-});
-afterAll(async () => {
-  await ui?.close();
-  await upstream?.close();
-});
+const t = useUiWithUpstream();
 
 const page = (query: string, headers: Record<string, string> = {}) =>
-  ui.inject({
+  t.ui.inject({
     method: 'GET',
     url: `/ui/viewTransaction${query}`,
     headers: { 'x-merchant-id': MERCHANT_ID, accept: 'text/html', ...headers },
@@ -114,7 +102,7 @@ describe('GET /ui/viewTransaction as HTML: one transaction', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(bad.body).toContain('limit');
-    const anonymous = await ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers: { accept: 'text/html' } });
+    const anonymous = await t.ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers: { accept: 'text/html' } });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers['content-type']).toBe('text/html; charset=utf-8');
   });

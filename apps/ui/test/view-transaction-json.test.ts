@@ -1,23 +1,11 @@
 /** GET /ui/viewTransaction with Accept: application/json (the default): the contract's JSON forms. */
-import type { FastifyInstance } from 'fastify';
-import { startFakeTransactionsSvc, type FakeTransactionsSvc } from './support/fake-transactions-svc';
 import { DETAIL, MERCHANT_ID, OTHER_MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './support/fixtures';
-import { startUi } from './support/ui-app';
+import { useUiWithUpstream } from './support/ui-app';
 
-let upstream: FakeTransactionsSvc;
-let ui: FastifyInstance;
-
-beforeAll(async () => {
-  upstream = await startFakeTransactionsSvc();
-  ui = await startUi(upstream.url);
-});
-afterAll(async () => {
-  await ui?.close();
-  await upstream?.close();
-});
+const t = useUiWithUpstream();
 
 const view = (query: string, headers: Record<string, string> = {}) =>
-  ui.inject({ method: 'GET', url: `/ui/viewTransaction${query}`, headers: { 'x-merchant-id': MERCHANT_ID, ...headers } });
+  t.ui.inject({ method: 'GET', url: `/ui/viewTransaction${query}`, headers: { 'x-merchant-id': MERCHANT_ID, ...headers } });
 
 describe('GET /ui/viewTransaction as JSON', () => {
   it.each([
@@ -34,13 +22,13 @@ describe('GET /ui/viewTransaction as JSON', () => {
   });
 
   it('forwards the merchant, the request id and the validated filters with the default limit', async () => {
-    upstream.calls.length = 0;
+    t.upstream.calls.length = 0;
     const res = await view('?type=deposit&status=completed&orderId=a%20b&from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z', {
       'x-request-id': 'req-filters-1',
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-request-id']).toBe('req-filters-1');
-    const call = upstream.calls.at(-1)!;
+    const call = t.upstream.calls.at(-1)!;
     const url = new URL(call.url, 'http://x');
     expect(url.pathname).toBe('/api/transactions');
     expect(Object.fromEntries(url.searchParams)).toEqual({
@@ -59,7 +47,7 @@ describe('GET /ui/viewTransaction as JSON', () => {
     const res = await view(`?limit=2&cursor=${PAGE_ONE.nextCursor}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual(PAGE_TWO);
-    const url = new URL(upstream.calls.at(-1)!.url, 'http://x');
+    const url = new URL(t.upstream.calls.at(-1)!.url, 'http://x');
     expect(url.searchParams.get('cursor')).toBe(PAGE_ONE.nextCursor);
     expect(url.searchParams.get('limit')).toBe('2');
   });
@@ -68,7 +56,7 @@ describe('GET /ui/viewTransaction as JSON', () => {
     const res = await view(`?id=${DETAIL.transaction.id}`, { accept: 'application/json' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual(DETAIL);
-    expect(new URL(upstream.calls.at(-1)!.url, 'http://x').pathname).toBe(`/api/transactions/${DETAIL.transaction.id}`);
+    expect(new URL(t.upstream.calls.at(-1)!.url, 'http://x').pathname).toBe(`/api/transactions/${DETAIL.transaction.id}`);
   });
 
   it('marks answers as private and varying by Accept', async () => {
@@ -98,7 +86,7 @@ describe('errors from transactions-svc pass through', () => {
 
   it("scopes the read to the merchant in x-merchant-id (transactions-svc refuses another merchant's id)", async () => {
     const res = await view('', { 'x-merchant-id': OTHER_MERCHANT_ID });
-    expect(upstream.calls.at(-1)!.headers['x-merchant-id']).toBe(OTHER_MERCHANT_ID);
+    expect(t.upstream.calls.at(-1)!.headers['x-merchant-id']).toBe(OTHER_MERCHANT_ID);
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ code: 'unauthorized' });
   });

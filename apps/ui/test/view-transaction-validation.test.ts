@@ -1,20 +1,8 @@
 /** Who may ask (x-merchant-id from the gateway) and what may be asked (ViewTransactionQuery). */
-import type { FastifyInstance } from 'fastify';
-import { startFakeTransactionsSvc, type FakeTransactionsSvc } from './support/fake-transactions-svc';
 import { MERCHANT_ID } from './support/fixtures';
-import { startUi } from './support/ui-app';
+import { useUiWithUpstream } from './support/ui-app';
 
-let upstream: FakeTransactionsSvc;
-let ui: FastifyInstance;
-
-beforeAll(async () => {
-  upstream = await startFakeTransactionsSvc();
-  ui = await startUi(upstream.url);
-});
-afterAll(async () => {
-  await ui?.close();
-  await upstream?.close();
-});
+const t = useUiWithUpstream();
 
 describe('GET /ui/viewTransaction needs the merchant the gateway authenticated', () => {
   it.each([
@@ -23,14 +11,14 @@ describe('GET /ui/viewTransaction needs the merchant the gateway authenticated',
     ['not a uuid', 'merchant-1'],
     ['a uuid with junk after it', `${MERCHANT_ID}x`],
   ])('answers 401 problem+json when x-merchant-id is %s, without asking transactions-svc', async (_name, value) => {
-    upstream.calls.length = 0;
+    t.upstream.calls.length = 0;
     const headers: Record<string, string> = { 'x-request-id': 'req-401' };
     if (value !== undefined) headers['x-merchant-id'] = value;
-    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers });
+    const res = await t.ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers });
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(res.json()).toMatchObject({ status: 401, code: 'unauthorized', requestId: 'req-401' });
-    expect(upstream.calls).toHaveLength(0);
+    expect(t.upstream.calls).toHaveLength(0);
   });
 });
 
@@ -48,8 +36,8 @@ describe('GET /ui/viewTransaction validates its query', () => {
     ['cursor=', 'cursor'],
     ['colour=red', 'colour'],
   ])('answers 400 problem+json naming the field for %s', async (query, field) => {
-    upstream.calls.length = 0;
-    const res = await ui.inject({
+    t.upstream.calls.length = 0;
+    const res = await t.ui.inject({
       method: 'GET',
       url: `/ui/viewTransaction?${query}`,
       headers: { 'x-merchant-id': MERCHANT_ID },
@@ -59,16 +47,16 @@ describe('GET /ui/viewTransaction validates its query', () => {
     const body = res.json();
     expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: `querystring:/${field}` })]));
-    expect(upstream.calls).toHaveLength(0);
+    expect(t.upstream.calls).toHaveLength(0);
   });
 
   it.each(['1', '100'])('accepts limit=%s', async (limit) => {
-    const res = await ui.inject({
+    const res = await t.ui.inject({
       method: 'GET',
       url: `/ui/viewTransaction?limit=${limit}`,
       headers: { 'x-merchant-id': MERCHANT_ID },
     });
     expect(res.statusCode).toBe(200);
-    expect(new URL(upstream.calls.at(-1)!.url, 'http://x').searchParams.get('limit')).toBe(limit);
+    expect(new URL(t.upstream.calls.at(-1)!.url, 'http://x').searchParams.get('limit')).toBe(limit);
   });
 });
