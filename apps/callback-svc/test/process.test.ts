@@ -4,13 +4,12 @@
  * (In-process tests cannot start OpenTelemetry: its undici hook is process-wide and would leak
  * into the other test files Jest runs in the same process.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
-import { buildSync } from 'esbuild';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
@@ -18,6 +17,7 @@ import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
 
 const APP_DIR = path.join(__dirname, '..');
 const BUILD_DIR = path.join(APP_DIR, 'tmp', `svc-build-${process.pid}`);
+const BUILD_APP = path.join(APP_DIR, '../../tools/build-app.mjs');
 const RETRY_DELAYS = [300];
 const REPLY_AFTER_MS = 1500;
 
@@ -30,17 +30,12 @@ let exited: Promise<number | null>;
 let output = '';
 const prefix = testPrefix('process');
 
+/** Bundles the service with the repository's own app bundler, as `npm run build` does, into BUILD_DIR/dist. */
 function build(): void {
-  buildSync({
-    entryPoints: [path.join(APP_DIR, 'src/main.ts'), path.join(APP_DIR, 'src/instrumentation.ts')],
-    outdir: BUILD_DIR,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    tsconfig: path.join(APP_DIR, '../../tsconfig.base.json'),
-    logLevel: 'warning',
+  mkdirSync(BUILD_DIR, { recursive: true });
+  execFileSync(process.execPath, [BUILD_APP, path.join(APP_DIR, 'src/main.ts'), path.join(APP_DIR, 'src/instrumentation.ts')], {
+    cwd: BUILD_DIR,
+    stdio: 'pipe',
   });
 }
 
@@ -53,7 +48,7 @@ async function freePort(): Promise<number> {
 }
 
 function startProcess(port: number): void {
-  child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'instrumentation.js'), path.join(BUILD_DIR, 'main.js')], {
+  child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'dist', 'instrumentation.js'), path.join(BUILD_DIR, 'dist', 'main.js')], {
     cwd: APP_DIR,
     env: {
       ...process.env,
