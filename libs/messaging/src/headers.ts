@@ -6,6 +6,12 @@ import type { Message } from 'amqplib';
  */
 export const ATTEMPT_HEADER = 'x-attempt';
 
+/**
+ * The merchant an event belongs to, set by the outbox: callback-svc applies the merchant's share of
+ * delivery capacity (docs/callbacks.md) before it reads anything from the database.
+ */
+export const MERCHANT_HEADER = 'x-dw-merchant';
+
 /** The attempt number a message carries; 1 when the header is missing or not a positive integer. */
 export function attemptOf(message: Pick<Message, 'properties'>): number {
   const raw: unknown = message.properties.headers?.[ATTEMPT_HEADER];

@@ -4,6 +4,7 @@
  * and its outbox row are written together or not at all (a CTE: one round trip, about twice the
  * throughput of BEGIN/INSERT…/COMMIT when measured here).
  */
+import { MERCHANT_HEADER } from '@dw/messaging';
 import { Prisma } from '../generated/prisma/client';
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -19,7 +20,9 @@ export const transactionJson = (alias: string) =>
 /**
  * Given a CTE named `changed` holding the rows just inserted or updated, appends the CTEs that record
  * the event of each row's new status, its pending delivery and its outbox message, and selects the
- * transactions as JSON (column `tx`).
+ * transactions as JSON (column `tx`). The message carries its merchant in a header, so callback-svc
+ * can apply the merchant's share of delivery capacity before it reads anything.
+ * Run it through `writeWithEvents`, which wakes the relay after the commit.
  */
 export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, traceparent: string | null): Prisma.Sql {
   return Prisma.sql`
@@ -37,7 +40,7 @@ export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, tra
                                'sequence', s.last_sequence, 'data', s.data)::jsonb,
              ${traceparent}::text, s.updated_at
       FROM shaped s
-      RETURNING id, type, payload, traceparent
+      RETURNING id, merchant_id, type, payload, traceparent
     ),
     deliveries AS (
       INSERT INTO callback_deliveries (event_id) SELECT id FROM events
@@ -45,7 +48,8 @@ export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, tra
     outboxed AS (
       INSERT INTO outbox (event_id, routing_key, payload, headers)
       SELECT e.id, e.type, e.payload,
-             CASE WHEN e.traceparent IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', e.traceparent) END
+             jsonb_build_object(${MERCHANT_HEADER}::text, e.merchant_id)
+               || CASE WHEN e.traceparent IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', e.traceparent) END
       FROM events e
     )
     SELECT data AS tx FROM shaped`;

@@ -5,7 +5,15 @@
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { ALLOWED_FROM } from './state-machine';
+import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { transactionJson, withEventsFor } from './transaction-sql';
+
+/** Runs a withEventsFor statement; when it wrote events (and so outbox rows), wakes the relay. */
+async function writeWithEvents(db: PrismaClient, sql: Prisma.Sql): Promise<{ tx: Transaction }[]> {
+  const rows = await db.$queryRaw<{ tx: Transaction }[]>(sql);
+  if (rows.length > 0) ringOutboxDoorbell();
+  return rows;
+}
 
 export interface NewTransaction {
   merchantId: string;
@@ -34,7 +42,7 @@ export async function createTransaction(db: PrismaClient, t: NewTransaction): Pr
             now(), now())
     ON CONFLICT (merchant_id, type, order_id) DO NOTHING
     RETURNING *`;
-  const created = await db.$queryRaw<{ tx: Transaction }[]>(withEventsFor(insert, null, t.traceparent));
+  const created = await writeWithEvents(db, withEventsFor(insert, null, t.traceparent));
   if (created[0]) return { kind: 'created', transaction: created[0].tx };
 
   // The orderId is taken (perhaps by a concurrent identical request that just committed): replay
@@ -69,7 +77,7 @@ export async function changeStatus(
     UPDATE transactions SET status = ${to}::transaction_status, last_sequence = last_sequence + 1, updated_at = now()
     WHERE id = ${id}::uuid AND status = ANY(${from}::transaction_status[])
     RETURNING *`;
-  const [row] = await db.$queryRaw<{ tx: Transaction }[]>(withEventsFor(update, reason, traceparent));
+  const [row] = await writeWithEvents(db, withEventsFor(update, reason, traceparent));
   if (row) return { kind: 'changed', transaction: row.tx };
   const [current] = await db.$queryRaw<{ status: TransactionStatusName }[]>`
     SELECT status::text AS status FROM transactions WHERE id = ${id}::uuid`;
@@ -90,6 +98,6 @@ export async function settleDue(db: PrismaClient, settleMs: number, batch = 100)
           ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
     WHERE t.id = due.id
     RETURNING t.*`;
-  const rows = await db.$queryRaw<{ tx: Transaction }[]>(withEventsFor(update, 'sandbox settlement', null));
+  const rows = await writeWithEvents(db, withEventsFor(update, 'sandbox settlement', null));
   return rows.length;
 }

@@ -1,6 +1,7 @@
 /**
- * The outbox relay: moves committed outbox rows to RabbitMQ's events exchange. It wakes on the
- * outbox NOTIFY (and polls as the fallback), drains the table a batch at a time, and while
+ * The outbox relay: moves committed outbox rows to RabbitMQ's events exchange. It wakes when this
+ * process commits outbox rows (the doorbell; it polls as the fallback, which also finds rows another
+ * replica left behind), drains the table a batch at a time, and while
  * RabbitMQ (or PostgreSQL) is away it leaves the rows where they are and tries again with backoff:
  * creates never wait for the broker, and nothing is lost while it is down.
  *
@@ -10,7 +11,7 @@
  */
 import { assertTopology, callbackTopology, messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
 import pg from 'pg';
-import { listenForOutbox } from './outbox-listener';
+import { onOutboxDoorbell } from './doorbell';
 import { outboxLag, outboxPassFailures, outboxPublished } from './outbox-metrics';
 import { relayBatch } from './relay-batch';
 import { Wakeup } from './wakeup';
@@ -55,7 +56,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2, connectionTimeoutMillis: 5000, application_name: 'dw-outbox-relay' });
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'));
   const wakeup = new Wakeup();
-  const listener = listenForOutbox(opts.databaseUrl, () => wakeup.wake(), logger);
+  const unsubscribe = onOutboxDoorbell(() => wakeup.wake());
   const loop = new RelayLoop(opts, pool, wakeup);
   const running = loop.run();
 
@@ -63,8 +64,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const stop = async () => {
     loop.stopped = true;
     wakeup.stop();
+    unsubscribe();
     await running;
-    await listener.stop();
     await pool.end();
   };
   return { stop: () => (stopped ??= stop()) };
@@ -166,7 +167,7 @@ class RelayLoop {
   private async refreshLag(): Promise<void> {
     try {
       const { rows } = await this.pool.query<{ lag: number | null }>(
-        `SELECT extract(epoch FROM now() - created_at)::float8 AS lag FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1`,
+        `SELECT extract(epoch FROM now() - created_at)::float8 AS lag FROM outbox ORDER BY id LIMIT 1`,
       );
       outboxLag.set(Math.max(0, rows[0]?.lag ?? 0));
     } catch {

@@ -1,9 +1,10 @@
 /**
- * One pass of the relay: claim a batch of unpublished rows, publish them, mark them published
- * only after the broker confirmed every one, all inside one PostgreSQL transaction.
+ * One pass of the relay: claim a batch of rows, publish them, delete them only after the broker
+ * confirmed every one, all inside one PostgreSQL transaction. The table holds only what is still
+ * to be published, so a claim costs the same however long the service has lived.
  *
  * `FOR UPDATE SKIP LOCKED` lets replicas share the table: a row claimed by one relay is invisible
- * to the others until that relay commits (then it is published) or rolls back (then it is up for
+ * to the others until that relay commits (then it is published and gone) or rolls back (then it is up for
  * grabs again). A crash between the confirms and the COMMIT publishes the batch again: at least
  * once, which callback-svc and merchants (dedupe on the event id) are built for.
  */
@@ -13,8 +14,8 @@ import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';
 
 const CLAIM = `
   SELECT id, event_id, routing_key, payload, headers FROM outbox
-  WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
-const MARK = `UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`;
+  ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
+const SENT = `DELETE FROM outbox WHERE id = ANY($1::bigint[])`;
 
 export class ConfirmTimeoutError extends Error {
   constructor(ms: number) {
@@ -49,7 +50,7 @@ export async function relayBatch(opts: BatchOptions): Promise<number> {
     const { rows } = await client.query<OutboxRow>(CLAIM, [opts.batchSize]);
     if (rows.length > 0) {
       await withTimeout(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
-      await client.query(MARK, [rows.map((r) => r.id)]);
+      await client.query(SENT, [rows.map((r) => r.id)]);
     }
     await client.query('COMMIT');
     return rows.length;

@@ -97,20 +97,30 @@ export async function createDeposit(svc: TestService, amount = '10.00'): Promise
   return res.json().id as string;
 }
 
-export interface OutboxRowView {
+export interface EventRowView {
   event_id: string;
+  /** What the outbox publishes it with: the event type. */
   routing_key: string;
   payload: any;
-  headers: Record<string, string>;
-  published_at: Date | null;
+  merchant_id: string;
+  traceparent: string | null;
 }
 
-/** The outbox rows of one transaction's events, in sequence order. */
-export function outboxRowsOf(svc: TestService, transactionId: string): Promise<OutboxRowView[]> {
-  return svc.db.$queryRaw<OutboxRowView[]>`
-    SELECT o.event_id, o.routing_key, o.payload, o.headers, o.published_at
-    FROM outbox o JOIN transaction_events e ON e.id = o.event_id
+/**
+ * One transaction's events, in sequence order: what the outbox was given for each. Read from
+ * transaction_events, since the relay deletes an outbox row once it is published.
+ */
+export function eventsOf(svc: TestService, transactionId: string): Promise<EventRowView[]> {
+  return svc.db.$queryRaw<EventRowView[]>`
+    SELECT e.id AS event_id, e.type AS routing_key, e.payload, e.merchant_id::text AS merchant_id, e.traceparent
+    FROM transaction_events e
     WHERE e.transaction_id = ${transactionId}::uuid ORDER BY e.sequence`;
+}
+
+/** How many of these events still have their outbox row (not yet published). */
+export async function unpublishedCount(svc: TestService, eventIds: string[]): Promise<number> {
+  const [row] = await svc.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM outbox WHERE event_id = ANY(${eventIds})`;
+  return Number(row!.n);
 }
 
 export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {

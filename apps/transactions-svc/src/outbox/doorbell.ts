@@ -1,0 +1,21 @@
+/**
+ * The relay's doorbell, in process: every write that adds outbox rows rings it once its statement
+ * has committed, and the relay (or relays, in a test) of this process wake at once. It replaces an
+ * outbox NOTIFY trigger, which made PostgreSQL serialise every create's commit (docs/decisions.md).
+ * Rows written by another replica are that replica's to publish; every relay's poll is the fallback
+ * for a replica that died between commit and publish.
+ */
+type Listener = () => void;
+
+const listeners = new Set<Listener>();
+
+/** Called after a committed write that added outbox rows. */
+export function ringOutboxDoorbell(): void {
+  for (const listener of listeners) listener();
+}
+
+/** Subscribes; returns the unsubscribe function. */
+export function onOutboxDoorbell(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
