@@ -1,29 +1,63 @@
 import type { CallbackConfig } from '@dw/config';
-import { messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
+import { messagingNames, THROTTLE_DELAYS_MS, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
 import type { Pool } from 'pg';
-import { createCallbackSender, createDeliveryHandler, retryPlan } from './delivery';
+import { createCallbackSender, createDeliveryHandler, MerchantShares, retryPlan } from './delivery';
 
 export interface DeliveryConsumerDeps {
-  config: Pick<CallbackConfig, 'amqpPrefix' | 'prefetch' | 'callbackTimeoutMs' | 'retryDelaysMs' | 'allowPrivateHosts'>;
+  config: Pick<
+    CallbackConfig,
+    | 'amqpPrefix'
+    | 'prefetch'
+    | 'callbackTimeoutMs'
+    | 'retryDelaysMs'
+    | 'allowPrivateHosts'
+    | 'merchantConcurrency'
+    | 'slowMerchantConcurrency'
+    | 'slowAfterMs'
+  >;
   amqp: AmqpConnection;
   pool: Pool;
   logger: MessagingLogger;
 }
 
 export interface DeliveryConsumer {
+  /** Hands every message waiting for its merchant's slot back to RabbitMQ; call as `amqp.close()` begins. */
+  handBackWaiting(): void;
   /** Closes the HTTP pools; call after `amqp.close()` has let in-flight deliveries finish. */
   close(): Promise<void>;
 }
 
+/** A claim outlives the longest attempt by this much before another copy may take the attempt over. */
+const CLAIM_MARGIN_MS = 5_000;
+
 /**
- * Subscribes to the delivery queue (now and after every reconnect). The channel's prefetch is the
- * number of deliveries in flight: each delivered message runs its handler at once, and the broker
- * sends the next only when one is acked or handed back.
+ * Subscribes to the delivery queue (now and after every reconnect). The channel's prefetch bounds
+ * the messages this process holds; each merchant's share (MerchantShares) bounds how many of them
+ * are in flight for one merchant, so a merchant whose endpoint hangs cannot fill the prefetch.
  */
 export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsumerDeps): DeliveryConsumer {
   const names = messagingNames(config.amqpPrefix);
   const sender = createCallbackSender({ timeoutMs: config.callbackTimeoutMs, allowPrivateHosts: config.allowPrivateHosts });
-  const handler = createDeliveryHandler({ pool, amqp, names, sender, plan: retryPlan(config.retryDelaysMs), logger });
+  const shares = new MerchantShares({
+    perMerchant: config.merchantConcurrency,
+    slowPerMerchant: config.slowMerchantConcurrency,
+    slowAfterMs: config.slowAfterMs,
+    capacity: config.prefetch,
+    horizonMs: Math.max(...THROTTLE_DELAYS_MS),
+  });
+  const handler = createDeliveryHandler({
+    pool,
+    amqp,
+    names,
+    sender,
+    plan: retryPlan(config.retryDelaysMs),
+    shares,
+    claimLeaseMs: config.callbackTimeoutMs + CLAIM_MARGIN_MS,
+    logger,
+  });
   amqp.consume(names.deliverQueue, handler, { prefetch: config.prefetch });
-  return { close: () => sender.close() };
+  return {
+    handBackWaiting: () => shares.close(),
+    close: () => sender.close(),
+  };
 }

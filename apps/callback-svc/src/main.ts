@@ -16,7 +16,9 @@ async function main() {
   // Fastify stops serving first; then the consumer stops taking messages and lets the deliveries in
   // flight finish and ack (what is still unacked returns to RabbitMQ), then what they used goes.
   app.addHook('onClose', async () => {
-    await amqp.close();
+    const closing = amqp.close(); // takes no new messages from here on
+    deliveries.handBackWaiting();
+    await closing;
     await deliveries.close();
     await pool.end();
   });

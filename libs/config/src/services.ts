@@ -57,7 +57,13 @@ export const callbackSpec = {
     min: 1,
     max: 86_400_000,
   }),
-  prefetch: int('CALLBACK_PREFETCH', { default: 32, min: 1, max: 1000 }),
+  /** Messages this process holds at once: in flight, or waiting for their merchant's next slot. */
+  prefetch: int('CALLBACK_PREFETCH', { default: 1000, min: 1, max: 5000 }),
+  /** A merchant's share: callbacks in flight at once per merchant and process (docs/callbacks.md). */
+  merchantConcurrency: int('CALLBACK_MERCHANT_CONCURRENCY', { default: 16, min: 1, max: 1000 }),
+  /** The share of a merchant whose endpoint is slow (attempts take longer than CALLBACK_SLOW_AFTER_MS). */
+  slowMerchantConcurrency: int('CALLBACK_SLOW_MERCHANT_CONCURRENCY', { default: 4, min: 1, max: 1000 }),
+  slowAfterMs: int('CALLBACK_SLOW_AFTER_MS', { default: 1000, min: 1, max: 600_000 }),
   allowPrivateHosts,
 };
 

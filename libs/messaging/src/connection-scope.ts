@@ -8,6 +8,17 @@ import type { MessagingLogger } from './logger';
 /** Resolving acks the message; throwing hands it back to the queue after a pause. */
 export type MessageHandler = (message: ConsumeMessage) => Promise<void>;
 
+/**
+ * Thrown by a handler that hands its message back on purpose (it is shutting down, say): the
+ * message returns to its queue at once, with no error logged and no pause.
+ */
+export class HandBackError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'HandBackError';
+  }
+}
+
 export interface ConsumeOptions {
   /** Unacked messages this consumer may hold at once (its channel's prefetch). Default 1. */
   prefetch?: number;
@@ -116,6 +127,10 @@ export class ConnectionScope implements ConnectedContext {
       await handler(message);
       if (!noAck) this.settle(channel, message, 'ack');
     } catch (err) {
+      if (err instanceof HandBackError) {
+        if (!noAck) this.settle(channel, message, 'nack');
+        return;
+      }
       this.hooks.logger.error({ err, queue: message.fields.routingKey }, 'message handler failed; handing the message back');
       if (noAck) return;
       await sleep(this.hooks.requeueDelayMs);

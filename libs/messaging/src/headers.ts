@@ -12,6 +12,16 @@ export const ATTEMPT_HEADER = 'x-attempt';
  */
 export const MERCHANT_HEADER = 'x-dw-merchant';
 
+/** How many times a message has been throttled (held back for its merchant's share); not attempts. */
+export const THROTTLED_HEADER = 'x-dw-throttled';
+
+/** A non-negative integer header, 0 when missing or malformed. */
+export function countHeader(message: Pick<Message, 'properties'>, name: string): number {
+  const raw: unknown = message.properties.headers?.[name];
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
 /** The attempt number a message carries; 1 when the header is missing or not a positive integer. */
 export function attemptOf(message: Pick<Message, 'properties'>): number {
   const raw: unknown = message.properties.headers?.[ATTEMPT_HEADER];

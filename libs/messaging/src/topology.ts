@@ -5,6 +5,11 @@
  *   <p>tx.events (topic) ──'#'──▶ <p>callbacks.deliver ◀──'callbacks.deliver'── <p>callbacks.dlx (direct)
  *                                                                                       ▲ dead-lettered on TTL
  *   callback-svc ──default exchange──▶ <p>callbacks.retry.5s | .10s | .20s | .40s | .80s (x-message-ttl each)
+ *   callback-svc ──default exchange──▶ <p>callbacks.throttle.1s | .5s | .15s | .30s       (x-message-ttl each)
+ *
+ * The throttle queues hold a message whose merchant has used its share of delivery capacity (its
+ * endpoint is slow or hangs): the message waits there, not in a process and not in front of other
+ * merchants' messages, and comes back to the delivery queue without counting as an attempt.
  *
  * Why quorum queues: they are RabbitMQ's replicated durable queue type (classic mirroring is
  * deprecated), and since 3.10 they support both message TTL and *at-least-once* dead-lettering
@@ -28,6 +33,7 @@ export interface MessagingNames {
   eventsExchange: string;
   deliverQueue: string;
   retryQueue(delayMs: number): string;
+  throttleQueue(delayMs: number): string;
   deadLetterExchange: string;
   tokenExchange: string;
 }
@@ -38,6 +44,7 @@ export function messagingNames(prefix: string): MessagingNames {
     eventsExchange: `${prefix}tx.events`,
     deliverQueue: `${prefix}callbacks.deliver`,
     retryQueue: (delayMs) => `${prefix}callbacks.retry.${delayLabel(delayMs)}`,
+    throttleQueue: (delayMs) => `${prefix}callbacks.throttle.${delayLabel(delayMs)}`,
     deadLetterExchange: `${prefix}callbacks.dlx`,
     tokenExchange: `${prefix}merchant.tokens`,
   };
@@ -74,11 +81,18 @@ export interface Topology {
 
 const QUORUM = { 'x-queue-type': 'quorum' } as const;
 
+/**
+ * How long a throttled message waits, by how many times it has been throttled before (the last
+ * repeats): a merchant whose endpoint frees a slot soon is served again within a second, one whose
+ * endpoint hangs costs the broker one hand-over per message every 30 s at most.
+ */
+export const THROTTLE_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 30_000];
+
 /** The exchanges, queues and bindings callback delivery needs, one retry queue per distinct delay. */
 export function callbackTopology({ prefix, retryDelaysMs }: { prefix: string; retryDelaysMs: readonly number[] }): Topology {
   const n = messagingNames(prefix);
-  const retryQueues: QueueSpec[] = [...new Set(retryDelaysMs)].map((delayMs) => ({
-    name: n.retryQueue(delayMs),
+  const delayQueue = (name: string, delayMs: number): QueueSpec => ({
+    name,
     options: {
       durable: true,
       arguments: {
@@ -91,13 +105,15 @@ export function callbackTopology({ prefix, retryDelaysMs }: { prefix: string; re
         'x-overflow': 'reject-publish',
       },
     },
-  }));
+  });
+  const retryQueues = [...new Set(retryDelaysMs)].map((delayMs) => delayQueue(n.retryQueue(delayMs), delayMs));
+  const throttleQueues = THROTTLE_DELAYS_MS.map((delayMs) => delayQueue(n.throttleQueue(delayMs), delayMs));
   return {
     exchanges: [
       { name: n.eventsExchange, type: 'topic', options: { durable: true } },
       { name: n.deadLetterExchange, type: 'direct', options: { durable: true } },
     ],
-    queues: [{ name: n.deliverQueue, options: { durable: true, arguments: { ...QUORUM } } }, ...retryQueues],
+    queues: [{ name: n.deliverQueue, options: { durable: true, arguments: { ...QUORUM } } }, ...retryQueues, ...throttleQueues],
     bindings: [
       { queue: n.deliverQueue, exchange: n.eventsExchange, routingKey: '#' },
       { queue: n.deliverQueue, exchange: n.deadLetterExchange, routingKey: n.deliverQueue },

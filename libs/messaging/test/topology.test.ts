@@ -36,6 +36,19 @@ describe('callbackTopology', () => {
     });
     expect(t.bindings).toContainEqual({ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '#' });
   });
+
+  it('has one throttle queue per throttle delay, shaped like the retry queues, so a held-back message waits in RabbitMQ', () => {
+    const t = callbackTopology({ prefix: 'p.', retryDelaysMs: [5000] });
+    const throttle = t.queues.filter((q) => q.name.startsWith('p.callbacks.throttle.'));
+    expect(throttle.map((q) => q.name)).toEqual(['p.callbacks.throttle.1s', 'p.callbacks.throttle.5s', 'p.callbacks.throttle.15s', 'p.callbacks.throttle.30s']);
+    expect(throttle[0]!.options.arguments).toMatchObject({
+      'x-queue-type': 'quorum',
+      'x-message-ttl': 1000,
+      'x-dead-letter-exchange': 'p.callbacks.dlx',
+      'x-dead-letter-routing-key': 'p.callbacks.deliver',
+      'x-dead-letter-strategy': 'at-least-once',
+    });
+  });
 });
 
 describe('assertTopology on the broker', () => {

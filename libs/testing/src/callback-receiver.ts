@@ -1,7 +1,7 @@
 /**
  * A real HTTP server on 127.0.0.1 standing in for a merchant's callback endpoint. It records
  * every request (headers, raw body, arrival time) and answers with whatever `respond` decides:
- * a status, a hang (never answers), or a reset (destroys the socket).
+ * a status, a status after a delay (a slow endpoint), a hang (never answers), or a reset.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,7 @@ export interface ReceivedCallback {
   json: any;
 }
 
-export type Reaction = number | 'hang' | 'reset';
+export type Reaction = number | 'hang' | 'reset' | { status: number; afterMs: number };
 
 export interface CallbackReceiver {
   url: string;
@@ -46,6 +46,10 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       for (const w of waiters) w();
       if (reaction === 'hang') return;
       if (reaction === 'reset') return req.socket.destroy();
+      if (typeof reaction === 'object') {
+        setTimeout(() => res.writeHead(reaction.status, { 'content-type': 'text/plain' }).end('ok'), reaction.afterMs);
+        return;
+      }
       res.writeHead(reaction, { 'content-type': 'text/plain' }).end('ok');
     });
   });

@@ -1,29 +1,35 @@
 /**
  * One message from the delivery queue, as a few typed steps (svix's worker shape):
- * parse → prepare (event, URL and secret as they are now) → send → record → retry or settle.
+ * parse → admit (the merchant's share) → claim (event, URL and secret as they are now) → send →
+ * record → retry or settle.
  *
  * Returning acks the message; throwing hands it back to the queue (AmqpConnection). So the handler
  * returns only once the outcome is in the database and, on a failure with attempts left, the
- * broker has confirmed the retry: a crash or an outage on the way repeats a callback, never loses
- * one. Messages that can never be delivered (unparsable, unknown event) are logged and acked.
+ * broker has confirmed the retry: a crash or an outage on the way repeats a step, never loses a
+ * callback. Messages that can never be delivered (unparsable, unknown event) are logged and acked.
+ * The claim and the record are written for many messages at once (group commit).
  */
-import type { MessageHandler, MessagingLogger, MessagingNames, AmqpConnection } from '@dw/messaging';
+import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type MessageHandler, type MessagingLogger, type MessagingNames } from '@dw/messaging';
 import { contextFromHeaders, withSpan } from '@dw/telemetry';
 import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
+import { claimDeliveries, type Claim, type ClaimRequest, type DeliveryTarget } from './claim-delivery';
 import { parseDeliveryMessage, type DeliveryMessage } from './delivery-message';
 import {
   callbackAttemptDuration,
   callbackAttempts,
   callbackDeliveries,
   callbackDeliveryLatency,
+  callbacksInFlight,
+  callbacksThrottled,
   duplicateDeliveryMessages,
   invalidDeliveryMessages,
 } from './delivery-metrics';
-import { isSettled, prepareDelivery, type DeliveryTarget } from './prepare-delivery';
-import { markSkipped, recordAttempt, type RecordedStatus } from './record-attempt';
-import { scheduleRetry, type RetryPlan } from './schedule-retry';
+import { groupCommit } from './group-commit';
+import type { MerchantShares } from './merchant-shares';
+import { recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
+import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';
 import type { CallbackSender } from './send-callback';
 
 export interface DeliveryDeps {
@@ -32,10 +38,22 @@ export interface DeliveryDeps {
   names: MessagingNames;
   sender: CallbackSender;
   plan: RetryPlan;
+  shares: MerchantShares;
+  /** How long a claim on an attempt holds: the callback timeout plus a margin. */
+  claimLeaseMs: number;
   logger: MessagingLogger;
 }
 
+interface Steps {
+  claim(request: ClaimRequest): Promise<Claim>;
+  record(outcome: Outcome): Promise<void>;
+}
+
 export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
+  const steps: Steps = {
+    claim: groupCommit((requests: ClaimRequest[]) => claimDeliveries(deps.pool, requests, deps.claimLeaseMs)),
+    record: groupCommit((outcomes: Outcome[]) => recordOutcomes(deps.pool, outcomes)),
+  };
   return async (message) => {
     const parsed = parseDeliveryMessage(message);
     if (!parsed.ok) {
@@ -43,56 +61,94 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
       deps.logger.error({ reason: parsed.reason, messageId: message.properties.messageId }, 'dropping an undeliverable callback message');
       return;
     }
-    const { eventId, attempt } = parsed.message;
-    await withSpan(
-      'callback deliver',
-      { parent: contextFromHeaders(message.properties.headers), attributes: { 'callback.event_id': eventId, 'callback.attempt': attempt } },
-      () => deliver(deps, message, parsed.message),
-    );
+    const msg = parsed.message;
+    const merchant = String(message.properties.headers?.[MERCHANT_HEADER] ?? 'unknown');
+    const admission = await deps.shares.admit(merchant);
+    if (admission.kind === 'closed') throw new HandBackError('shutting down');
+    if (admission.kind === 'throttle') return held(deps, message, msg, 'over_share');
+    callbacksInFlight.inc();
+    let durationMs: number | undefined;
+    try {
+      durationMs = await withSpan(
+        'callback deliver',
+        { parent: contextFromHeaders(message.properties.headers), attributes: { 'callback.event_id': msg.eventId, 'callback.attempt': msg.attempt } },
+        () => deliver(deps, steps, message, msg),
+      );
+    } finally {
+      callbacksInFlight.dec();
+      admission.slot.release(durationMs);
+    }
   };
 }
 
-async function deliver(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage): Promise<void> {
-  const { pool, logger } = deps;
-  const target = await prepareDelivery(pool, msg.eventId);
-  if (!target) {
-    invalidDeliveryMessages.inc({ reason: 'unknown_event' });
-    logger.error({ eventId: msg.eventId }, 'dropping a callback message for an event that does not exist');
-    return;
+/** Returns the attempt's duration when one was made (it tells the merchant's share how slow it is). */
+async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage): Promise<number | undefined> {
+  const { logger } = deps;
+  const claim = await steps.claim({ eventId: msg.eventId, attempt: msg.attempt });
+  switch (claim.kind) {
+    case 'unknown_event':
+      invalidDeliveryMessages.inc({ reason: 'unknown_event' });
+      logger.error({ eventId: msg.eventId }, 'dropping a callback message for an event that does not exist');
+      return undefined;
+    case 'settled':
+      duplicateDeliveryMessages.inc();
+      logger.info({ eventId: msg.eventId, status: claim.status, attempt: msg.attempt }, 'delivery already settled; dropping the duplicate');
+      return undefined;
+    case 'busy':
+      // Another copy is sending this attempt now, or its claimant died: look again after a wait.
+      await held(deps, message, msg, 'claimed_elsewhere');
+      return undefined;
+    case 'done':
+      duplicateDeliveryMessages.inc();
+      await resumeAfterDone(deps, message, msg, claim);
+      return undefined;
+    case 'claimed':
+      break;
   }
-  if (isSettled(target.status)) {
-    duplicateDeliveryMessages.inc();
-    logger.info({ eventId: msg.eventId, status: target.status, attempt: msg.attempt }, 'delivery already settled; dropping the duplicate');
-    return;
-  }
+  const target = claim.target;
   if (target.url === null) {
-    await markSkipped(pool, msg.eventId);
+    await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status: 'skipped' });
     callbackDeliveries.inc({ status: 'skipped' });
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
-    return;
+    return undefined;
   }
   const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecret: target.signingSecret });
-  observeAttempt(result);
-  await settle(deps, message, msg, target, result);
+  callbackAttempts.inc({ outcome: result.outcome });
+  callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
+  await settle(deps, steps, message, msg, target, result);
+  return result.durationMs;
 }
 
 /** Records the attempt, then schedules the next one or settles the delivery for good. */
-async function settle(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, target: DeliveryTarget, result: AttemptResult) {
+async function settle(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, target: DeliveryTarget, result: AttemptResult) {
   const delayMs = result.outcome === 'succeeded' ? undefined : deps.plan.delayAfter(msg.attempt);
   const status: RecordedStatus = result.outcome === 'succeeded' ? 'succeeded' : delayMs === undefined ? 'failed' : 'retrying';
   // Recorded before the retry is published: were it the other way round, a database failure after a
   // confirmed publish would requeue this message beside its retry and fork the schedule in two.
-  await recordAttempt(deps.pool, msg.eventId, msg.attempt, result, status);
+  await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status, result });
   if (delayMs !== undefined) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
   callbackDeliveries.inc({ status });
   if (status === 'succeeded') callbackDeliveryLatency.observe((Date.now() - target.eventCreatedAt.getTime()) / 1000);
   const log = { eventId: msg.eventId, attempt: msg.attempt, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
-  if (status === 'succeeded') deps.logger.info(log, 'callback delivered');
+  if (status === 'succeeded') deps.logger.debug?.(log, 'callback delivered');
   else if (status === 'retrying') deps.logger.warn({ ...log, retryInMs: delayMs }, 'callback attempt failed; retry scheduled');
   else deps.logger.error(log, 'callback attempt failed; no attempts left, delivery failed');
 }
 
-function observeAttempt(result: AttemptResult): void {
-  callbackAttempts.inc({ outcome: result.outcome });
-  callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
+/**
+ * A copy of an attempt already recorded: nothing is sent again. When that attempt is the latest and
+ * failed with attempts left, its retry may have been lost (the process that recorded it died before
+ * the broker confirmed the retry), so the retry is published again; a duplicate of it collapses at
+ * its own claim.
+ */
+async function resumeAfterDone(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, claim: Extract<Claim, { kind: 'done' }>) {
+  const delayMs = deps.plan.delayAfter(msg.attempt);
+  const retryMayBeLost = claim.status === 'retrying' && claim.attemptCount === msg.attempt && delayMs !== undefined;
+  deps.logger.info({ eventId: msg.eventId, attempt: msg.attempt, republishRetry: retryMayBeLost }, 'attempt already made; not sending it again');
+  if (retryMayBeLost) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
+}
+
+async function held(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, reason: 'over_share' | 'claimed_elsewhere'): Promise<void> {
+  await throttle(deps.amqp, deps.names, message, msg.eventId, msg.attempt);
+  callbacksThrottled.inc({ reason });
 }

@@ -1,6 +1,6 @@
 /** Prometheus metrics of callback delivery, served by GET /metrics. */
 import { metricsRegistry } from '@dw/telemetry';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 export const callbackAttempts = new Counter({
   name: 'callback_attempts_total',
@@ -41,5 +41,18 @@ export const invalidDeliveryMessages = new Counter({
 export const duplicateDeliveryMessages = new Counter({
   name: 'callback_duplicate_messages_total',
   help: 'Messages for a delivery already settled (an ack lost to a crash or an outage), dropped unsent.',
+  registers: [metricsRegistry],
+});
+
+export const callbacksInFlight = new Gauge({
+  name: 'callback_in_flight',
+  help: 'Callbacks being delivered now (claimed, sent, not yet recorded). The Helm chart scales callback-svc on it.',
+  registers: [metricsRegistry],
+});
+
+export const callbacksThrottled = new Counter({
+  name: 'callback_throttled_total',
+  help: 'Messages handed to a throttle queue (not an attempt): over_share (the merchant used its share of capacity), claimed_elsewhere (another copy holds the attempt).',
+  labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });

@@ -1,38 +1,53 @@
 /**
- * Step 3: the outcome, written before the message is acked. One statement writes the attempt row
- * and the delivery's status together, so neither exists without the other.
- *
- * The delivery row is upserted (it is normally created with the event) and two guards keep a
- * duplicate message, which at-least-once delivery allows, from rewinding it: `succeeded` is never
- * replaced, and attempt_count only grows.
+ * Step 3: the outcome, written before the message is acked, one statement for a whole batch of
+ * outcomes (group commit). Per outcome it writes the attempt row and the delivery's status
+ * together, and lets go of the claim. Two guards keep a late duplicate from rewinding a delivery:
+ * `succeeded` is never replaced, and attempt_count only grows. A skipped delivery (no URL) writes
+ * its status and no attempt.
  */
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
 
-export type RecordedStatus = 'succeeded' | 'retrying' | 'failed';
+export type RecordedStatus = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
-export async function recordAttempt(pool: Pool, eventId: string, attempt: number, result: AttemptResult, status: RecordedStatus): Promise<void> {
-  await pool.query(
-    `WITH delivery AS (
-       INSERT INTO callback_deliveries AS d (event_id, status, attempt_count, updated_at)
-       VALUES ($1, $2::delivery_status, $3, now())
-       ON CONFLICT (event_id) DO UPDATE SET
-         status = CASE WHEN d.status = 'succeeded' THEN d.status ELSE EXCLUDED.status END,
-         attempt_count = GREATEST(d.attempt_count, EXCLUDED.attempt_count),
-         updated_at = now()
-       RETURNING event_id
-     )
-     INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, error, duration_ms)
-     SELECT event_id, $3, $4, $5, $6, $7, $8 FROM delivery`,
-    [eventId, status, attempt, result.at, result.url, result.statusCode, result.error, result.durationMs],
-  );
+export interface Outcome {
+  eventId: string;
+  attempt: number;
+  status: RecordedStatus;
+  /** The HTTP attempt; absent when skipped. */
+  result?: AttemptResult;
 }
 
-/** No URL for the event's type: nothing is sent, and the delivery says so (CONTRACT 5). */
-export async function markSkipped(pool: Pool, eventId: string): Promise<void> {
-  await pool.query(
-    `INSERT INTO callback_deliveries AS d (event_id, status, updated_at) VALUES ($1, 'skipped', now())
-     ON CONFLICT (event_id) DO UPDATE SET status = 'skipped', updated_at = now() WHERE d.status <> 'succeeded'`,
-    [eventId],
-  );
+const RECORD = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[])
+      AS r(event_id, attempt, status, at, url, status_code, error, duration_ms)
+  ),
+  delivery AS (
+    UPDATE callback_deliveries d SET
+      status = CASE WHEN d.status = 'succeeded' THEN d.status ELSE r.status::delivery_status END,
+      attempt_count = CASE WHEN r.status = 'skipped' THEN d.attempt_count ELSE GREATEST(d.attempt_count, r.attempt) END,
+      claimed_until = NULL,
+      updated_at = now()
+    FROM r WHERE d.event_id = r.event_id
+    RETURNING d.event_id
+  )
+  INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, error, duration_ms)
+  SELECT r.event_id, r.attempt, r.at, r.url, r.status_code, r.error, r.duration_ms FROM r
+   WHERE r.status <> 'skipped'
+  ON CONFLICT (event_id, attempt) DO NOTHING`;
+
+export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<void[]> {
+  const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
+  await pool.query(RECORD, [
+    column((o) => o.eventId),
+    column((o) => o.attempt),
+    column((o) => o.status),
+    column((o) => o.result?.at ?? null),
+    column((o) => o.result?.url ?? null),
+    column((o) => o.result?.statusCode ?? null),
+    column((o) => o.result?.error ?? null),
+    column((o) => o.result?.durationMs ?? null),
+  ]);
+  return outcomes.map(() => undefined);
 }

@@ -54,7 +54,9 @@ export async function startService(config: CallbackConfig, logLevel = 'silent'):
     deliveries,
     stop() {
       stopped ??= (async () => {
-        await amqp.close();
+        const closing = amqp.close();
+        deliveries.handBackWaiting();
+        await closing;
         await deliveries.close();
         await pool.end();
       })();

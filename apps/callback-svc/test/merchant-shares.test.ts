@@ -1,0 +1,101 @@
+import { groupCommit, MerchantShares, type Admission, type Slot } from '../src/delivery';
+
+let clock = 0;
+const shares = (overrides: Partial<ConstructorParameters<typeof MerchantShares>[0]> = {}) =>
+  new MerchantShares({ perMerchant: 2, slowPerMerchant: 1, slowAfterMs: 1000, capacity: 20, horizonMs: 30_000, sweepIntervalMs: 60_000, now: () => clock, ...overrides });
+const run = (a: Admission | Promise<Admission>): Slot => {
+  if (a instanceof Promise || a.kind !== 'run') throw new Error(`expected to run now, got ${a instanceof Promise ? 'wait' : a.kind}`);
+  return a.slot;
+};
+
+beforeEach(() => {
+  clock = 0;
+});
+
+describe('MerchantShares', () => {
+  it('runs up to the merchant’s share at once; the next waits for a slot, in order', async () => {
+    const s = shares();
+    const a1 = run(s.admit('a'));
+    run(s.admit('a'));
+    const third = s.admit('a');
+    expect(third).toBeInstanceOf(Promise);
+    expect(s.stats('a')).toEqual({ running: 2, waiting: 1, slow: false });
+    a1.release(10);
+    expect((await third).kind).toBe('run');
+    s.close();
+  });
+
+  it('gives each merchant its own share: a full one never blocks another', () => {
+    const s = shares();
+    run(s.admit('a'));
+    run(s.admit('a'));
+    expect(s.admit('a')).toBeInstanceOf(Promise);
+    expect(s.admit('b')).toMatchObject({ kind: 'run' });
+    s.close();
+  });
+
+  it('narrows a slow merchant to its slow share and throttles beyond what its slots get through in the horizon', () => {
+    const s = shares();
+    run(s.admit('a')).release(5000); // mean 5 s: slow
+    run(s.admit('a')); // slow share: 1 in flight
+    // waiting limit: 1 slot × 30 s / 5 s = 6
+    for (let i = 0; i < 6; i++) expect(s.admit('a')).toBeInstanceOf(Promise);
+    expect(s.admit('a')).toEqual({ kind: 'throttle' });
+    expect(s.admit('b')).toMatchObject({ kind: 'run' });
+    s.close();
+  });
+
+  it('throttles slow merchants once they hold half the capacity, keeping the other half for the rest', () => {
+    const s = shares({ capacity: 4 });
+    run(s.admit('a')).release(5000);
+    run(s.admit('b')).release(5000);
+    run(s.admit('a'));
+    run(s.admit('b'));
+    expect(s.admit('a')).toEqual({ kind: 'throttle' });
+    expect(s.admit('c')).toMatchObject({ kind: 'run' });
+    s.close();
+  });
+
+  it('treats a merchant as slow as soon as one attempt has been in flight longer than slowAfterMs', () => {
+    const s = shares();
+    run(s.admit('a'));
+    clock = 1500;
+    expect(s.stats('a').slow).toBe(true);
+    s.close();
+  });
+
+  it('hands every waiting message back on close', async () => {
+    const s = shares();
+    run(s.admit('a'));
+    run(s.admit('a'));
+    const waiting = s.admit('a');
+    s.close();
+    expect(await waiting).toEqual({ kind: 'closed' });
+    expect(s.admit('b')).toEqual({ kind: 'closed' });
+  });
+});
+
+describe('groupCommit', () => {
+  it('runs the first call at once and batches the calls that arrive meanwhile', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const double = groupCommit(async (items: number[]) => {
+      batches.push(items);
+      if (batches.length === 1) await gate;
+      return items.map((i) => i * 2);
+    }, { concurrency: 1 });
+    const first = double(1);
+    const rest = [double(2), double(3), double(4)];
+    release();
+    expect(await Promise.all([first, ...rest])).toEqual([2, 4, 6, 8]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('rejects every call of a failed batch', async () => {
+    const fail = groupCommit(async (): Promise<number[]> => {
+      throw new Error('database away');
+    });
+    await expect(Promise.all([fail(1), fail(2)])).rejects.toThrow('database away');
+  });
+});
