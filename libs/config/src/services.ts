@@ -60,7 +60,7 @@ export const callbackSpec = {
   /** Messages this process holds at once: in flight, or waiting for their merchant's next slot. */
   prefetch: int('CALLBACK_PREFETCH', { default: 1000, min: 1, max: 5000 }),
   /** A merchant's share: callbacks in flight at once per merchant and process (docs/callbacks.md). */
-  merchantConcurrency: int('CALLBACK_MERCHANT_CONCURRENCY', { default: 16, min: 1, max: 1000 }),
+  merchantConcurrency: int('CALLBACK_MERCHANT_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
   /** The share of a merchant whose endpoint is slow (attempts take longer than CALLBACK_SLOW_AFTER_MS). */
   slowMerchantConcurrency: int('CALLBACK_SLOW_MERCHANT_CONCURRENCY', { default: 4, min: 1, max: 1000 }),
   slowAfterMs: int('CALLBACK_SLOW_AFTER_MS', { default: 1000, min: 1, max: 600_000 }),

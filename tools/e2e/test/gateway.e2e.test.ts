@@ -230,7 +230,7 @@ describe('transactions viewer and state changes', () => {
 });
 
 describe('tracing (W3C traceparent)', () => {
-  it('carries the caller’s trace into the outbox row and shows its trace id in the viewer', async () => {
+  it('carries the caller’s trace into the event (and so its outbox message) and shows its trace id in the viewer', async () => {
     const traceId = 'ab'.repeat(16);
     const call = api(stack, m1.apiToken);
     const tx = (
@@ -242,7 +242,7 @@ describe('tracing (W3C traceparent)', () => {
     await client.connect();
     try {
       const { rows } = await client.query(
-        `SELECT o.headers->>'traceparent' AS tp FROM outbox o JOIN transaction_events e ON e.id = o.event_id WHERE e.transaction_id = $1`,
+        `SELECT e.traceparent AS tp FROM transaction_events e WHERE e.transaction_id = $1`,
         [tx.id],
       );
       expect(rows).toHaveLength(1);
