@@ -1,0 +1,76 @@
+/**
+ * CONTRACT 5, fair delivery, end to end with the four real processes: merchant A's endpoint hangs
+ * (or is slow, or refuses at once) while A creates 300 deposits in a burst; merchant B then creates
+ * 60 deposits at 10 a second. Every B deposit.pending arrives within 2 s of its 201, and A is still
+ * served within its own share. The callback timeout is scaled from 15 s to 5 s; the retry waits
+ * are the production ones.
+ */
+import { startCallbackReceiver, type CallbackReceiver, type Reaction, type ReceivedCallback } from '@dw/testing';
+import { api, startStack, type Merchant, type Stack } from './support/stack';
+
+let stack: Stack;
+let receiver: CallbackReceiver;
+
+beforeAll(async () => {
+  receiver = await startCallbackReceiver();
+  stack = await startStack('fairness', { CALLBACK_TIMEOUT_MS: '5000', RATE_LIMIT_PER_SECOND: '100000' });
+});
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pendingTo = (path: string) => (r: ReceivedCallback) => r.path === path && r.json?.type === 'deposit.pending';
+
+async function merchantWithUrl(name: string, path: string): Promise<Merchant> {
+  const m = stack.createMerchant(name);
+  const res = await api(stack, m.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}${path}` });
+  expect(res.status).toBe(200);
+  return m;
+}
+
+async function burst(m: Merchant, count: number, concurrency: number, tag: string): Promise<void> {
+  const call = api(stack, m.apiToken);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const res = await call('POST', '/api/createDeposit', { amount: '1.00', currency: 'USD', orderId: `${tag}-${i}` });
+        expect(res.status).toBe(201);
+      }
+    }),
+  );
+}
+
+describe.each<[string, Reaction]>([
+  ['hangs', 'hang'],
+  ['is slow (200 after 2 s)', { status: 200, afterMs: 2000 }],
+  ['answers 503 at once', 503],
+  ['answers 429 at once', 429],
+])('merchant A’s endpoint %s', (label, reaction) => {
+  it('every one of B’s 60 deposits is called back within 2 s of its 201, and A is still served', async () => {
+    const tag = label.replace(/\W+/g, '-');
+    const a = await merchantWithUrl(`A ${label}`, `/a-${tag}`);
+    const b = await merchantWithUrl(`B ${label}`, `/b-${tag}`);
+    receiver.respond = (r) => (r.path === `/a-${tag}` ? reaction : 200);
+
+    await burst(a, 300, 50, `a-${tag}`);
+    const callB = api(stack, b.apiToken);
+    const createdAt = new Map<string, number>();
+    for (let i = 0; i < 60; i++) {
+      const started = Date.now();
+      const res = await callB('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: `b-${tag}-${i}` });
+      expect(res.status).toBe(201);
+      createdAt.set(res.json.id, Date.now());
+      await sleep(Math.max(0, 100 - (Date.now() - started)));
+    }
+    const got = await receiver.waitFor(60, pendingTo(`/b-${tag}`), 10_000);
+    const delays = got.map((r) => r.at - createdAt.get(r.json.data.id)!).sort((x, y) => x - y);
+    expect(delays[delays.length - 1]).toBeLessThan(2000);
+
+    // A is served meanwhile, within its own share: its attempts go on.
+    await receiver.waitFor(10, pendingTo(`/a-${tag}`), 15_000);
+  }, 90_000);
+});
