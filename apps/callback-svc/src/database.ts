@@ -1,4 +1,4 @@
-import type { CallbackConfig } from '@dw/config';
+import { postgresPoolOptions, type CallbackConfig } from '@dw/config';
 import type { MessagingLogger } from '@dw/messaging';
 import { Pool } from 'pg';
 
@@ -8,7 +8,7 @@ import { Pool } from 'pg';
  * opens a fresh connection anyway.
  */
 export function createPool(config: Pick<CallbackConfig, 'databaseUrl' | 'databasePoolSize'>, logger: MessagingLogger): Pool {
-  const pool = new Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize });
+  const pool = new Pool(postgresPoolOptions(config.databaseUrl, config.databasePoolSize, 'dw-callback-svc'));
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection lost'));
   return pool;
 }

@@ -1,2 +1,3 @@
 export * from './env';
 export * from './services';
+export * from './postgres';

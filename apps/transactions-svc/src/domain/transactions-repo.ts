@@ -5,12 +5,16 @@
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { ALLOWED_FROM } from './state-machine';
+import { sqlPool } from '../db/prisma';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { transactionJson, withEventsFor } from './transaction-sql';
 
-/** Runs a withEventsFor statement; when it wrote events (and so outbox rows), wakes the relay. */
+/**
+ * Runs a withEventsFor statement on the client's pg pool (the hot path: see sqlPool); when it wrote
+ * events (and so outbox rows), wakes the relay.
+ */
 async function writeWithEvents(db: PrismaClient, sql: Prisma.Sql): Promise<{ tx: Transaction }[]> {
-  const rows = await db.$queryRaw<{ tx: Transaction }[]>(sql);
+  const { rows } = await sqlPool(db).query<{ tx: Transaction }>({ text: sql.text, values: sql.values as unknown[] });
   if (rows.length > 0) ringOutboxDoorbell();
   return rows;
 }

@@ -10,6 +10,7 @@
  * started (`mandatory` publishes would otherwise come back unroutable).
  */
 import { assertTopology, callbackTopology, messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
+import { postgresPoolOptions } from '@dw/config';
 import pg from 'pg';
 import { onOutboxDoorbell } from './doorbell';
 import { outboxLag, outboxPassFailures, outboxPublished } from './outbox-metrics';
@@ -53,7 +54,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   });
 
   // One session for the passes (they run one at a time) and one spare for the lag check.
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2, connectionTimeoutMillis: 5000, application_name: 'dw-outbox-relay' });
+  const pool = new pg.Pool(postgresPoolOptions(opts.databaseUrl, 2, 'dw-outbox-relay'));
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'));
   const wakeup = new Wakeup();
   const unsubscribe = onOutboxDoorbell(() => wakeup.wake());
