@@ -71,7 +71,7 @@ async function deliver(deps: DeliveryDeps, message: ConsumeMessage, msg: Deliver
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return;
   }
-  const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecret: target.signingSecret });
+  const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
   observeAttempt(result);
   await settle(deps, message, msg, target, result);
 }

@@ -13,6 +13,8 @@ export interface DeliveryTarget {
   /** The merchant's URL for this event's type now; null when none is set. */
   url: string | null;
   signingSecret: string;
+  /** The live secrets, newest first: the current one, and the previous one during its overlap. */
+  signingSecrets: string[];
   /** null when the event has no delivery row (should not happen: it is created with the event). */
   status: DeliveryStatus | null;
 }
@@ -24,6 +26,8 @@ interface TargetRow {
   deposit_callback_url: string | null;
   withdraw_callback_url: string | null;
   callback_signing_secret: string;
+  /** The previous secret while its overlap lasts (expiry compared with the database's now()). */
+  live_previous_signing_secret: string | null;
   status: DeliveryStatus | null;
 }
 
@@ -37,7 +41,9 @@ export function urlForEventType(eventType: string, urls: { deposit: string | nul
 /** Undefined when no such event exists (a message from another environment, or a purged row). */
 export async function prepareDelivery(pool: Pool, eventId: string): Promise<DeliveryTarget | undefined> {
   const { rows } = await pool.query<TargetRow>(
-    `SELECT e.id, e.type, e.created_at, m.deposit_callback_url, m.withdraw_callback_url, m.callback_signing_secret, d.status
+    `SELECT e.id, e.type, e.created_at, m.deposit_callback_url, m.withdraw_callback_url, m.callback_signing_secret,
+            CASE WHEN m.previous_signing_secret_expires_at > now() THEN m.previous_signing_secret END AS live_previous_signing_secret,
+            d.status
        FROM transaction_events e
        JOIN merchants m ON m.id = e.merchant_id
        LEFT JOIN callback_deliveries d ON d.event_id = e.id
@@ -52,6 +58,9 @@ export async function prepareDelivery(pool: Pool, eventId: string): Promise<Deli
     eventCreatedAt: row.created_at,
     url: urlForEventType(row.type, { deposit: row.deposit_callback_url, withdraw: row.withdraw_callback_url }),
     signingSecret: row.callback_signing_secret,
+    signingSecrets: row.live_previous_signing_secret
+      ? [row.callback_signing_secret, row.live_previous_signing_secret]
+      : [row.callback_signing_secret],
     status: row.status,
   };
 }

@@ -6,8 +6,9 @@
 import { PROBLEM_CONTENT_TYPE, ViewTransactionQuery, type Problem } from '@dw/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Assets } from '../assets';
-import { renderDetailPage } from '../html/detail-page';
-import { renderListPage } from '../html/list-page';
+import { wantsFragment } from '../fragment';
+import { detailFragment, renderDetailPage } from '../html/detail-page';
+import { listFragment, renderListPage } from '../html/list-page';
 import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
@@ -23,7 +24,7 @@ function passProblem(reply: FastifyReply, status: number, problem: Problem): Fas
 
 export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers({ vary: 'Accept', 'cache-control': NO_STORE });
+    reply.headers({ vary: 'Accept, x-ui-fragment', 'cache-control': NO_STORE });
   });
   requireMerchant(app);
   htmlProblems(app, assets);
@@ -39,13 +40,19 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       if (id !== undefined) {
         const result = await client.get(scope, id);
         if (!result.ok) return passProblem(reply, result.status, result.problem);
-        if (as === 'html') return sendHtml(reply, 200, renderDetailPage(assets, result.body), NO_STORE);
+        if (as === 'html') {
+          const body = wantsFragment(request) ? detailFragment(result.body).value : renderDetailPage(assets, result.body);
+          return sendHtml(reply, 200, body, NO_STORE);
+        }
         return reply.send(result.body);
       }
 
       const result = await client.list(scope, filters);
       if (!result.ok) return passProblem(reply, result.status, result.problem);
-      if (as === 'html') return sendHtml(reply, 200, renderListPage(assets, result.body, filters), NO_STORE);
+      if (as === 'html') {
+        const body = wantsFragment(request) ? listFragment(result.body, filters).value : renderListPage(assets, result.body, filters);
+        return sendHtml(reply, 200, body, NO_STORE);
+      }
       return reply.send(result.body);
     },
   );
