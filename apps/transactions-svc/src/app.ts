@@ -8,6 +8,7 @@ import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
+import { exportTransactionRoutes } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
 import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
 
@@ -33,6 +34,7 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
     viewTransactionRoutes(merchantApi, db);
     endpointHealthRoutes(merchantApi, db);
+    exportTransactionRoutes(merchantApi, db);
     rotateCallbackSecretRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);

@@ -6,6 +6,7 @@
 import { PROBLEM_CONTENT_TYPE, ViewTransactionQuery, type Problem } from '@dw/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Assets } from '../assets';
+import { CSV_CONTENT_TYPE, transactionsCsv } from '../csv/transactions-csv';
 import { wantsFragment } from '../fragment';
 import { detailFragment, renderDetailPage } from '../html/detail-page';
 import { listFragment, renderListPage } from '../html/list-page';
@@ -45,6 +46,17 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
           return sendHtml(reply, 200, body, NO_STORE);
         }
         return reply.send(result.body);
+      }
+
+      if (as === 'csv') {
+        // The export is never paged: limit and cursor do not apply (CONTRACT 4.6).
+        const { limit: _limit, cursor: _cursor, ...exportFilters } = filters;
+        const rows = await client.exportRows(scope, exportFilters);
+        if (!rows.ok) return passProblem(reply, rows.status, rows.problem);
+        return reply
+          .type(CSV_CONTENT_TYPE)
+          .header('content-disposition', 'attachment; filename="transactions.csv"')
+          .send(transactionsCsv(rows.body));
       }
 
       const result = await client.list(scope, filters);
