@@ -1,9 +1,9 @@
+import { StringDecoder } from 'node:string_decoder';
 /**
  * Reads from transactions-svc's merchant-scoped endpoints over a keep-alive undici pool. Its
  * answers come back as data, errors included (they are passed through to the merchant); only an
  * unreachable or nonsensical upstream becomes a 503.
  */
-import { createInterface } from 'node:readline';
 import {
   type EndpointHealth,
   type ExportRow,
@@ -34,6 +34,22 @@ export interface TransactionsClient {
   /** Readiness: resolves when transactions-svc's /healthz answers 200. */
   alive(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * NDJSON lines as objects, read only as fast as they are consumed (backpressure reaches
+ * transactions-svc), holding one chunk's partial line at most.
+ */
+async function* ndjsonRows(body: AsyncIterable<Buffer>): AsyncGenerator<ExportRow> {
+  const utf8 = new StringDecoder('utf8'); // a character split across two chunks stays whole
+  let rest = '';
+  for await (const chunk of body) {
+    const lines = (rest + utf8.write(chunk)).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) if (line) yield JSON.parse(line) as ExportRow;
+  }
+  rest += utf8.end();
+  if (rest) yield JSON.parse(rest) as ExportRow;
 }
 
 const isProblem = (body: unknown): body is Problem =>
@@ -93,11 +109,7 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
         if (res.statusCode >= 400 && isProblem(body)) return { ok: false, status: res.statusCode, problem: body };
         throw serviceUnavailable();
       }
-      const lines = createInterface({ input: res.body, crlfDelay: Infinity });
-      async function* rows(): AsyncGenerator<ExportRow> {
-        for await (const line of lines) if (line) yield JSON.parse(line) as ExportRow;
-      }
-      return { ok: true, body: rows() };
+      return { ok: true, body: ndjsonRows(res.body) };
     },
     get(scope, id) {
       return getJson<TransactionDetail>(`/api/transactions/${encodeURIComponent(id)}`, scope);
