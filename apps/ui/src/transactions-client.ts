@@ -1,9 +1,9 @@
-import { StringDecoder } from 'node:string_decoder';
 /**
  * Reads from transactions-svc's merchant-scoped endpoints over a keep-alive undici pool. Its
  * answers come back as data, errors included (they are passed through to the merchant); only an
  * unreachable or nonsensical upstream becomes a 503.
  */
+import { StringDecoder } from 'node:string_decoder';
 import {
   type EndpointHealth,
   type ExportRow,
