@@ -60,6 +60,7 @@ export function renderAppPage(assets: Assets): string {
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
+<button type="button" id="download-csv" class="secondary">Download CSV</button>
 <p id="tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>

@@ -33,6 +33,7 @@ function card(item: EndpointHealthItem, now: number): SafeHtml {
 <dt>Success rate</dt><dd data-field="successRate">${rate(item)}</dd>
 <dt>Retrying now</dt><dd data-field="retrying">${item.retrying}</dd>
 <dt>Failed</dt><dd data-field="failed">${item.failed}</dd>
+${item.skipped > 0 ? html`<dt>Skipped</dt><dd data-field="skipped">${item.skipped} <span class="muted">(no URL was set)</span></dd>` : ''}
 <dt>Last success</dt><dd data-field="lastSuccess">${item.lastSuccessAt ? timeCell(item.lastSuccessAt, now) : none}</dd>
 <dt>Last failure</dt><dd data-field="lastFailure">${lastFailure(item, now)}</dd>
 </dl>
