@@ -23,7 +23,7 @@ describe('GET /ui/viewTransaction as CSV', () => {
 
   it('writes a header and one CRLF-terminated record per row, quoting and neutralising per RFC 4180', async () => {
     const { body } = await csv();
-    const [deposit, withdraw] = EXPORT_ROWS;
+    const [deposit, withdraw, controls] = EXPORT_ROWS;
     expect(body).toBe(
       [
         HEADER,
@@ -32,6 +32,8 @@ describe('GET /ui/viewTransaction as CSV', () => {
         `${deposit!.transaction.id},deposit,completed,123456789012345678.12345678,USDT,"'=HYPERLINK(""http://evil.test"",""click"")","line one, ""two""\r\nline three",,"{""note"":""@SUM(A1)""}",2026-11-21T10:00:00.000Z,2026-11-21T10:00:05.000Z,evt_02,deposit.completed,succeeded,2,2026-11-21T10:00:07.000Z`,
         // + - and tab lead: neutralised; a delivery never acknowledged has an empty acknowledgedAt.
         `${withdraw!.transaction.id},withdraw,pending,0.10,USD,'+1 555,'-5 refund,'\tTAB,{},2026-11-21T09:00:00.000Z,2026-11-21T09:00:00.000Z,evt_03,withdraw.pending,failed,6,`,
+        // A leading tab or CR is neutralised too (the CR also makes the cell quoted); no event yet: empty delivery cells.
+        `${controls!.transaction.id},deposit,completed,123456789012345678.12345678,USDT,'\tcmd,"'\rcmd",,{},2026-11-21T10:00:00.000Z,2026-11-21T10:00:05.000Z,,,,0,`,
         '',
       ].join('\r\n'),
     );

@@ -37,6 +37,9 @@ export function transactionsCsv(rows: AsyncIterable<ExportRow>): Readable {
     columns: CSV_COLUMNS.map(([name]) => name),
     record_delimiter: 'windows',
     escape_formulas: true,
+    // RFC 4180: a field holding CR or LF is quoted. csv-stringify 6.9 quotes LF and CRLF but not a
+    // lone CR (a test caught it), so any line-break character forces quotes.
+    quoted_match: /[\r\n]/,
   });
   const records = Readable.from(
     (async function* () {

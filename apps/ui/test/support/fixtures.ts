@@ -85,6 +85,14 @@ export const EXPORT_ROWS: ExportRow[] = [
     deliveryAttempts: 6,
     acknowledgedAt: null,
   },
+  {
+    transaction: { ...DEPOSIT, id: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a', orderId: '\tcmd', description: '\rcmd', metadata: {} },
+    lastEventId: null,
+    lastEventType: null,
+    deliveryStatus: null,
+    deliveryAttempts: 0,
+    acknowledgedAt: null,
+  },
 ];
 
 export const HEALTH: EndpointHealth = {
