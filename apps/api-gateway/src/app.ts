@@ -53,7 +53,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           tags: ['merchant'],
           querystring: ViewTransactionQuery,
           response: {
-            200: { oneOf: [TransactionPage, TransactionDetail] },
+            200: {
+              description: 'The list or one transaction; the export as CSV',
+              content: {
+                'application/json': { schema: { oneOf: [TransactionPage, TransactionDetail] } },
+                'text/html': { schema: { type: 'string' } },
+                'text/csv': { schema: { type: 'string', description: 'RFC 4180, header row, one row per matching transaction' } },
+              },
+            },
             '4xx': Problem,
           },
         },

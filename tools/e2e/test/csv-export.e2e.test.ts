@@ -132,6 +132,12 @@ describe('GET /ui/viewTransaction with Accept: text/csv', () => {
     }
   });
 
+  it('is documented in the OpenAPI document, beside JSON and HTML, as is /ui/endpointHealth', async () => {
+    const doc = (await api(stack, undefined)('GET', '/openapi.json')).json;
+    expect(Object.keys(doc.paths['/ui/viewTransaction'].get.responses['200'].content)).toEqual(['application/json', 'text/html', 'text/csv']);
+    expect(doc.paths['/ui/endpointHealth'].get.responses['200']).toBeDefined();
+  });
+
   it('answers a bad filter with 400 problem+json, and a bad token with 401', async () => {
     const bad = await api(stack, merchant.apiToken)('GET', '/ui/viewTransaction?type=refund', undefined, { accept: 'text/csv' });
     expect(bad.status).toBe(400);
