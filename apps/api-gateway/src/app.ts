@@ -1,5 +1,5 @@
 /** Builds the gateway: auth + rate limit + validation + forwarding, OpenAPI and /docs. */
-import { Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
+import { EndpointHealth, Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { createService } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { authenticate } from './auth/authenticate';
@@ -47,13 +47,34 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       {
         schema: {
           summary: 'List transactions (filters, cursor) or view one with its callback attempts',
-          description: 'Accept: application/json gives JSON; Accept: text/html renders a page.',
+          description:
+            'Accept: application/json gives JSON; Accept: text/html renders a page; Accept: text/csv streams every ' +
+            'transaction matching the filters (no paging, up to 100,000 rows) as RFC 4180 CSV for reconciliation.',
           tags: ['merchant'],
           querystring: ViewTransactionQuery,
           response: {
-            200: { oneOf: [TransactionPage, TransactionDetail] },
+            200: {
+              description: 'The list or one transaction; the export as CSV',
+              content: {
+                'application/json': { schema: { oneOf: [TransactionPage, TransactionDetail] } },
+                'text/html': { schema: { type: 'string' } },
+                'text/csv': { schema: { type: 'string', description: 'RFC 4180, header row, one row per matching transaction' } },
+              },
+            },
             '4xx': Problem,
           },
+        },
+      },
+      forward,
+    );
+    viewer.get(
+      '/ui/endpointHealth',
+      {
+        schema: {
+          summary: 'Health of the callback endpoints over the last 24 hours',
+          description: 'Accept: application/json gives JSON; Accept: text/html renders a page.',
+          tags: ['merchant'],
+          response: { 200: EndpointHealth, '4xx': Problem },
         },
       },
       forward,

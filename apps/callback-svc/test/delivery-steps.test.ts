@@ -7,7 +7,7 @@ describe('signCallback (Standard Webhooks)', () => {
   const body = Buffer.from('{"id":"evt_1","type":"deposit.completed","data":{"amount":"1.10","note":"ü"}}');
 
   it('produces a signature the standardwebhooks library verifies, for the current timestamp', () => {
-    const headers = webhookHeaders(secret, 'evt_1', body, new Date());
+    const headers = webhookHeaders([secret], 'evt_1', body, new Date());
     expect(new Webhook(secret).verify(body.toString('utf8'), headers)).toMatchObject({ id: 'evt_1' });
   });
 
@@ -16,8 +16,17 @@ describe('signCallback (Standard Webhooks)', () => {
     expect(signCallback(secret, 'evt_1', 1_700_000_000, body)).toBe(new Webhook(secret).sign('evt_1', at, body.toString('utf8')));
   });
 
+  it('signs once per live secret, space-separated, so a receiver holding either one verifies', () => {
+    const previous = `whsec_${Buffer.from('the previous secret, 24b').toString('base64')}`;
+    const headers = webhookHeaders([secret, previous], 'evt_1', body, new Date());
+    expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(new Webhook(secret).verify(body.toString('utf8'), headers)).toMatchObject({ id: 'evt_1' });
+    expect(new Webhook(previous).verify(body.toString('utf8'), headers)).toMatchObject({ id: 'evt_1' });
+    expect(() => new Webhook(`whsec_${Buffer.from('a third secret, 24 bytes').toString('base64')}`).verify(body.toString(), headers)).toThrow();
+  });
+
   it('does not verify under another secret or for another body', () => {
-    const headers = webhookHeaders(secret, 'evt_1', body, new Date());
+    const headers = webhookHeaders([secret], 'evt_1', body, new Date());
     expect(() => new Webhook(`whsec_${Buffer.from('another secret, 24 bytes').toString('base64')}`).verify(body.toString(), headers)).toThrow();
     expect(() => new Webhook(secret).verify(body.toString().replace('1.10', '9.10'), headers)).toThrow();
   });

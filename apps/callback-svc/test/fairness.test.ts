@@ -53,11 +53,14 @@ describe.each<[string, Reaction]>([
     }
     const got = await h.receiver.waitFor(20, fromB, 10_000);
     const delays = got.map((r) => r.at - publishedAt.get(r.json.id)!).sort((x, y) => x - y);
-    expect(delays[delays.length - 1]).toBeLessThan(1000);
+    expect(delays[delays.length - 1]).toBeLessThan(2000);
 
     if (reaction === 'hang') {
-      // Nothing of A's has finished yet (2 s timeout): what reached A is what was in flight at once.
-      expect(h.receiver.received.filter(fromA).length).toBeLessThanOrEqual(SHARE);
+      // A hung request lasts exactly the 2 s timeout, so the requests that reached A within any
+      // 1.9 s were all in flight at once: never more than A's share.
+      const arrivals = h.receiver.received.filter(fromA).map((r) => r.at);
+      const inFlight = arrivals.map((t) => arrivals.filter((u) => u <= t && u > t - 1900).length);
+      expect(Math.max(...inFlight)).toBeLessThanOrEqual(SHARE);
     }
     // A is still served: its attempts go on, each recorded as attempt 1 of its event (waiting in a
     // throttle queue is not an attempt).

@@ -7,7 +7,10 @@ import { mapDatabaseError } from './db-errors';
 import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
+import { endpointHealthRoutes } from './routes/endpoint-health';
+import { exportTransactionRoutes } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
+import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
 
 import { operatorRoutes } from './routes/operator-status';
 import { viewTransactionRoutes } from './routes/view-transactions';
@@ -30,6 +33,9 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     createTransactionRoutes(merchantApi, db);
     callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
     viewTransactionRoutes(merchantApi, db);
+    endpointHealthRoutes(merchantApi, db);
+    exportTransactionRoutes(merchantApi, db);
+    rotateCallbackSecretRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);
   internalAuthRoutes(app, db);

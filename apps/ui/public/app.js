@@ -1,73 +1,19 @@
 // The interactive transactions page. Plain JavaScript, no framework, no build step.
-// Safety rules this file keeps:
+// It renders nothing itself: every view (list, one transaction, endpoint health, errors) is HTML
+// rendered by the ui service's templates, the same ones as the no-script pages, fetched as a
+// fragment (header x-ui-fragment: 1) and swapped in. Safety rules this file keeps:
 // - the API token lives only in this tab's sessionStorage and travels only in the serviceApiToken
 //   header; never in a URL, a cookie or the console;
-// - every value from the API reaches the DOM as a text node (the el() helper), never parsed as HTML.
+// - the only markup it inserts is a fragment answered by the ui's own templates, which escape
+//   every value; it never builds markup from strings.
 'use strict';
 
 (function () {
   var TOKEN_KEY = 'dw.serviceApiToken';
-  var KNOWN_STATUSES = ['pending', 'processing', 'completed', 'failed', 'succeeded', 'retrying', 'skipped'];
 
   var $ = function (id) {
     return document.getElementById(id);
   };
-
-  // ---- DOM building -------------------------------------------------------------------------
-
-  /** el('td', {class: 'x'}, 'text', childNode…): strings become text nodes, never markup. */
-  function el(tag, attrs) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (attrs[name] !== undefined && attrs[name] !== null) node.setAttribute(name, String(attrs[name]));
-    });
-    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
-    return node;
-  }
-
-  function append(node, child) {
-    if (child === undefined || child === null || child === false) return;
-    if (Array.isArray(child)) return child.forEach(function (c) { append(node, c); });
-    node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
-  }
-
-  function badge(status) {
-    var cls = KNOWN_STATUSES.indexOf(status) >= 0 ? 'badge-' + status : 'badge-unknown';
-    return el('span', { class: 'badge ' + cls }, status);
-  }
-
-  // ---- Times ----------------------------------------------------------------------------------
-
-  var relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  var UNITS = [['year', 31536000], ['month', 2592000], ['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];
-
-  function relativeTime(iso) {
-    var seconds = (new Date(iso).getTime() - Date.now()) / 1000;
-    if (isNaN(seconds)) return '';
-    for (var i = 0; i < UNITS.length; i++) {
-      if (Math.abs(seconds) >= UNITS[i][1] || i === UNITS.length - 1) {
-        return relativeFormat.format(Math.round(seconds / UNITS[i][1]), UNITS[i][0]);
-      }
-    }
-    return '';
-  }
-
-  function absoluteTime(iso) {
-    var d = new Date(iso);
-    return isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-  }
-
-  /** Relative time first ("3 minutes ago"), the absolute local time under it, the ISO time on hover. */
-  function timeNode(iso) {
-    return el('time', { datetime: iso, title: iso },
-      el('span', { class: 'relative' }, relativeTime(iso)), ' ',
-      el('span', { class: 'absolute muted' }, absoluteTime(iso)));
-  }
-
-  /** The amount exactly as the API sent it (a decimal string), never through a float. */
-  function money(tx) {
-    return el('span', { class: 'money' }, el('span', { class: 'amount' }, tx.amount), ' ', el('span', { class: 'currency' }, tx.currency));
-  }
 
   // ---- Token ----------------------------------------------------------------------------------
 
@@ -78,69 +24,119 @@
   function signOut(message) {
     stopPolling();
     try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* storage disabled: nothing kept */ }
-    state.page = null;
+    state.listLoaded = false;
+    state.nextCursor = null;
     state.cursors = [null];
     state.index = 0;
     $('token').value = '';
     $('list-table').replaceChildren();
     $('detail-body').replaceChildren();
+    $('health-body').replaceChildren();
     showSignin(message);
   }
 
-  // ---- API calls ------------------------------------------------------------------------------
+  // ---- Fetching fragments ---------------------------------------------------------------------
 
-  /** GET /ui/viewTransaction; resolves {status, body, retryAfter} or rejects on a network failure. */
-  function api(params, signal) {
+  var parser = new DOMParser();
+
+  /**
+   * GET a ui view as a fragment. Resolves {status, fragment, message, retryAfter}: `fragment` is
+   * the server-rendered element (data-fragment="…"), `message` the text of a problem+json answer
+   * (the gateway's 401/429/503 are JSON). Rejects on a network failure.
+   */
+  function view(path, params, signal) {
     var query = new URLSearchParams();
-    Object.keys(params).forEach(function (k) {
+    Object.keys(params || {}).forEach(function (k) {
       if (params[k] !== undefined && params[k] !== null && params[k] !== '') query.set(k, params[k]);
     });
-    return fetch('/ui/viewTransaction?' + query.toString(), {
-      headers: { Accept: 'application/json', serviceApiToken: token() || '' },
+    var search = query.toString();
+    return fetch(path + (search ? '?' + search : ''), {
+      headers: { Accept: 'text/html', 'x-ui-fragment': '1', serviceApiToken: token() || '' },
       credentials: 'omit',
       cache: 'no-store',
       referrerPolicy: 'no-referrer',
       signal: signal,
     }).then(function (res) {
-      return res.json().catch(function () { return null; }).then(function (body) {
-        return { status: res.status, body: body, retryAfter: res.headers.get('Retry-After') };
+      var type = res.headers.get('Content-Type') || '';
+      return res.text().then(function (text) {
+        var out = { status: res.status, fragment: null, message: null, retryAfter: res.headers.get('Retry-After') };
+        if (type.indexOf('text/html') === 0) {
+          out.fragment = document.adoptNode(parser.parseFromString(text, 'text/html').body.firstElementChild || document.createElement('div'));
+        } else {
+          try { out.message = JSON.parse(text).detail || null; } catch (e) { /* not JSON */ }
+        }
+        return out;
       });
     });
-  }
-
-  /** A problem answer → a message that says what to do; 401 sends the user back to the token form. */
-  function problemMessage(res, what) {
-    var p = res.body || {};
-    if (res.status === 400) {
-      var fields = (p.errors || []).map(function (e) { return e.path.replace(/^querystring:\//, '') + ' ' + e.message; });
-      return 'These filters are not valid' + (fields.length ? ': ' + fields.join('; ') : '') + '. Fix them and apply again.';
-    }
-    if (res.status === 404) return 'No ' + what + ' with this id for your account. Go back to the list.';
-    if (res.status === 429) return 'Too many requests. Wait ' + (res.retryAfter || 'a few') + ' seconds, then retry.';
-    if (res.status === 503) return 'The service is unavailable right now. Retry in a moment.';
-    return 'Something went wrong (' + res.status + (p.requestId ? ', request ' + p.requestId : '') + '). Retry in a moment.';
   }
 
   var NETWORK_ERROR = 'Could not reach the server. Check your connection, then retry.';
   var BAD_TOKEN = 'The token is wrong (or was rotated). Paste a current API token.';
 
+  function failureMessage(res) {
+    if (res.status === 429) return 'Too many requests. Wait ' + (res.retryAfter || 'a few') + ' seconds, then retry.';
+    if (res.status === 503) return 'The service is unavailable right now. Retry in a moment.';
+    return (res.message || 'Something went wrong') + ' (HTTP ' + res.status + ')';
+  }
+
   // ---- Status area ----------------------------------------------------------------------------
 
-  function setStatus(box, kind, text, retry) {
+  /** Shows a loading text, an error (a server error fragment or a text), or nothing. */
+  function setStatus(box, kind, content, retry) {
     box.replaceChildren();
     box.className = 'status' + (kind ? ' ' + kind : '');
-    if (!text) return;
-    append(box, el('p', {}, text));
+    if (!content) return;
+    if (typeof content === 'string') {
+      var p = document.createElement('p');
+      p.textContent = content;
+      box.appendChild(p);
+    } else {
+      box.appendChild(content);
+    }
     if (retry) {
-      var button = el('button', { type: 'button', class: 'secondary' }, 'Retry');
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary';
+      button.textContent = 'Retry';
       button.addEventListener('click', retry);
-      append(box, button);
+      box.appendChild(button);
     }
   }
 
-  // ---- List -----------------------------------------------------------------------------------
+  /** A non-200 answer: 401 signs out, an HTML error fragment is shown as is, else a message. */
+  function showFailure(box, res, retry) {
+    if (res.status === 401) return signOut(BAD_TOKEN);
+    var final = res.status === 400 || res.status === 404;
+    setStatus(box, 'error', res.fragment || failureMessage(res), final ? null : retry);
+  }
 
-  var state = { filters: {}, cursors: [null], index: 0, page: null, seq: 0, controller: null, detailId: null, poll: null };
+  // ---- Requests -------------------------------------------------------------------------------
+
+  var state = { filters: {}, cursors: [null], index: 0, nextCursor: null, listLoaded: false, seq: 0, controller: null, detailId: null, poll: null };
+
+  /** One main-view request at a time: a newer request aborts the older one, late answers are dropped. */
+  function startRequest() {
+    if (state.controller) state.controller.abort();
+    state.controller = typeof AbortController === 'function' ? new AbortController() : null;
+    state.seq += 1;
+    return { seq: state.seq, signal: state.controller ? state.controller.signal : undefined };
+  }
+
+  // ---- Endpoint health ------------------------------------------------------------------------
+
+  function loadHealth() {
+    var box = $('health-status');
+    view('/ui/endpointHealth').then(function (res) {
+      if (res.status === 401) return signOut(BAD_TOKEN);
+      if (res.status !== 200) return setStatus(box, 'error', res.fragment || failureMessage(res), loadHealth);
+      setStatus(box, '', '');
+      $('health-body').replaceChildren(res.fragment);
+    }, function () {
+      setStatus(box, 'error', NETWORK_ERROR, loadHealth);
+    });
+  }
+
+  // ---- List -----------------------------------------------------------------------------------
 
   function readFilters() {
     var form = $('filters');
@@ -159,149 +155,41 @@
     };
   }
 
-  /** One request at a time: a newer request aborts the older one, and late answers are dropped. */
-  function startRequest() {
-    if (state.controller) state.controller.abort();
-    state.controller = typeof AbortController === 'function' ? new AbortController() : null;
-    state.seq += 1;
-    return { seq: state.seq, signal: state.controller ? state.controller.signal : undefined };
-  }
-
   function loadList() {
     var req = startRequest();
     var params = Object.assign({}, state.filters, { cursor: state.cursors[state.index] });
     var box = $('list-status');
+    var table = $('list-table');
     setStatus(box, 'loading', 'Loading transactions…');
-    $('list-table').setAttribute('aria-busy', 'true');
-    api(params, req.signal).then(function (res) {
+    table.setAttribute('aria-busy', 'true');
+    view('/ui/viewTransaction', params, req.signal).then(function (res) {
       if (req.seq !== state.seq) return;
-      $('list-table').removeAttribute('aria-busy');
-      if (res.status === 401) return signOut(BAD_TOKEN);
-      if (res.status !== 200) return setStatus(box, 'error', problemMessage(res, 'transaction'), loadList);
-      state.page = res.body;
+      table.removeAttribute('aria-busy');
+      if (res.status !== 200) return showFailure(box, res, loadList);
       setStatus(box, '', '');
-      renderList();
+      state.nextCursor = res.fragment.getAttribute('data-next-cursor') || null;
+      state.listLoaded = true;
+      table.replaceChildren(res.fragment);
+      showPager();
     }, function (err) {
       if (req.seq !== state.seq || (err && err.name === 'AbortError')) return;
-      $('list-table').removeAttribute('aria-busy');
+      table.removeAttribute('aria-busy');
       setStatus(box, 'error', NETWORK_ERROR, loadList);
     });
   }
 
-  function listRow(tx) {
-    return el('tr', {},
-      el('td', { 'data-label': 'Created' }, timeNode(tx.createdAt)),
-      el('td', { 'data-label': 'Type' }, tx.type),
-      el('td', { 'data-label': 'Status' }, badge(tx.status)),
-      el('td', { 'data-label': 'Amount', class: 'num' }, money(tx)),
-      el('td', { 'data-label': 'Order ID', class: 'wrap' },
-        el('a', { href: '#tx=' + encodeURIComponent(tx.id), title: 'Open transaction ' + tx.id }, tx.orderId)));
-  }
-
-  function renderList() {
-    var page = state.page;
-    var target = $('list-table');
-    target.replaceChildren();
-    if (!page) return;
-    if (page.items.length === 0) {
-      var filtered = Object.keys(state.filters).some(function (k) { return k !== 'limit' && state.filters[k]; });
-      append(target, el('p', { class: 'empty' }, filtered
-        ? 'No transactions match these filters. Change or clear the filters.'
-        : 'No transactions yet. Create one with POST /api/createDeposit or /api/createWithdraw, then refresh.'));
-    } else {
-      append(target, el('div', { class: 'table-wrap' }, el('table', { class: 'transactions' },
-        el('caption', {}, 'Transactions, newest first. Open one by its order ID.'),
-        el('thead', {}, el('tr', {}, ['Created', 'Type', 'Status', 'Amount', 'Order ID'].map(function (h) {
-          return el('th', { scope: 'col', class: h === 'Amount' ? 'num' : null }, h);
-        }))),
-        el('tbody', {}, page.items.map(listRow)))));
-    }
+  function showPager() {
     $('prev').disabled = state.index === 0;
-    $('next').disabled = !page.nextCursor;
+    $('next').disabled = !state.nextCursor;
     $('page-no').textContent = 'Page ' + (state.index + 1);
   }
 
   // ---- Detail ---------------------------------------------------------------------------------
 
-  function field(label, value) {
-    var empty = value === null || value === undefined || value === '';
-    return [el('dt', {}, label), el('dd', { class: 'wrap' }, empty ? el('span', { class: 'muted' }, 'none') : value)];
-  }
-
-  function metadataTable(meta) {
-    // Key order carries no meaning (the API compares metadata regardless of it): show keys sorted.
-    var keys = Object.keys(meta || {}).sort();
-    if (keys.length === 0) return el('p', { class: 'muted' }, 'No metadata.');
-    return el('table', { class: 'metadata' },
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Key'), el('th', { scope: 'col' }, 'Value'))),
-      el('tbody', {}, keys.map(function (k) {
-        return el('tr', {}, el('td', { 'data-label': 'Key', class: 'wrap' }, k), el('td', { 'data-label': 'Value', class: 'wrap' }, meta[k]));
-      })));
-  }
-
-  function attemptRow(a) {
-    var result = a.statusCode !== null && a.statusCode !== undefined
-      ? 'HTTP ' + a.statusCode
-      : el('span', { class: 'error-text' }, a.error || 'no reply');
-    return el('tr', {},
-      el('td', { 'data-label': 'Attempt' }, String(a.attempt)),
-      el('td', { 'data-label': 'Time' }, timeNode(a.at)),
-      el('td', { 'data-label': 'Result' }, result),
-      el('td', { 'data-label': 'Duration', class: 'num' }, a.durationMs + ' ms'));
-  }
-
-  function eventItem(e) {
-    var attempts = e.delivery.attempts.length === 0
-      ? el('p', { class: 'muted' }, e.delivery.status === 'skipped' ? 'Not sent: no callback URL was set.' : 'No delivery attempts yet.')
-      : el('table', { class: 'attempts' },
-        el('caption', {}, 'Delivery attempts'),
-        el('thead', {}, el('tr', {}, ['Attempt', 'Time', 'Result', 'Duration'].map(function (h) {
-          return el('th', { scope: 'col', class: h === 'Duration' ? 'num' : null }, h);
-        }))),
-        el('tbody', {}, e.delivery.attempts.map(attemptRow)));
-    return el('li', { class: 'event' },
-      el('h3', {}, e.type),
-      el('p', {}, timeNode(e.createdAt)),
-      el('p', {}, 'Callback ', badge(e.delivery.status)),
-      el('p', { class: 'muted' }, 'Event ', el('code', {}, e.id)),
-      attempts);
-  }
-
-  function renderDetail(detail) {
-    var tx = detail.transaction;
-    $('detail-title').textContent = 'Transaction ' + tx.orderId;
-    $('detail-body').replaceChildren(
-      el('dl', { class: 'fields' },
-        field('ID', el('code', {}, tx.id)),
-        field('Type', tx.type),
-        field('Status', badge(tx.status)),
-        field('Amount', money(tx)),
-        field('Order ID', tx.orderId),
-        field('Description', tx.description),
-        field('Destination', tx.destination),
-        field('Created', timeNode(tx.createdAt)),
-        field('Updated', timeNode(tx.updatedAt)),
-        field('Trace ID', detail.traceId
-          ? [el('code', {}, detail.traceId), el('span', { class: 'muted hint' }, 'Give this to support: it finds the request in Jaeger.')]
-          : null)),
-      el('h2', {}, 'Metadata'),
-      metadataTable(tx.metadata),
-      el('h2', {}, 'Events and callbacks'),
-      detail.events.length === 0
-        ? el('p', { class: 'muted' }, 'No events yet.')
-        : el('ol', { class: 'timeline' }, detail.events.map(eventItem)));
-  }
-
-  // While money or a callback is still moving, the open transaction refreshes itself, so a
-  // merchant can watch pending → completed and each delivery attempt without pressing Refresh.
+  // While money or a callback is still moving (the server marks the fragment data-moving), the
+  // open transaction refreshes itself, so a merchant can watch pending → completed and each
+  // delivery attempt without pressing Refresh.
   var POLL_MS = 3000;
-  var MOVING_DELIVERY = ['pending', 'retrying'];
-
-  function stillMoving(detail) {
-    var tx = detail.transaction;
-    return (tx.status !== 'completed' && tx.status !== 'failed') ||
-      detail.events.some(function (e) { return MOVING_DELIVERY.indexOf(e.delivery.status) >= 0; });
-  }
 
   function stopPolling() {
     if (state.poll) clearTimeout(state.poll);
@@ -309,14 +197,14 @@
     $('detail-live').hidden = true;
   }
 
-  function schedulePoll(id, detail) {
+  function schedulePoll(id, moving) {
     stopPolling();
-    if (!stillMoving(detail)) return;
+    if (!moving) return;
     $('detail-live').hidden = false;
     state.poll = setTimeout(function () {
       state.poll = null;
       if (state.detailId === id && !document.hidden) loadDetail(id, true);
-      else if (state.detailId === id) schedulePoll(id, detail); // hidden tab: look again later
+      else if (state.detailId === id) schedulePoll(id, moving); // hidden tab: look again later
     }, POLL_MS);
   }
 
@@ -332,22 +220,78 @@
       setStatus(box, 'loading', 'Loading the transaction…');
     }
     var retry = function () { loadDetail(id); };
-    api({ id: id }, req.signal).then(function (res) {
+    view('/ui/viewTransaction', { id: id }, req.signal).then(function (res) {
       if (req.seq !== state.seq) return;
-      if (res.status === 401) return signOut(BAD_TOKEN);
       if (res.status !== 200) {
         stopPolling();
-        return setStatus(box, 'error', problemMessage(res, 'transaction'), res.status === 404 || res.status === 400 ? null : retry);
+        return showFailure(box, res, retry);
       }
       setStatus(box, '', '');
-      renderDetail(res.body);
-      schedulePoll(id, res.body);
+      $('detail-title').textContent = res.fragment.getAttribute('data-title') || 'Transaction';
+      $('detail-body').replaceChildren(res.fragment);
+      schedulePoll(id, res.fragment.getAttribute('data-moving') === 'true');
       if (!quiet) $('detail-title').focus();
     }, function (err) {
       if (req.seq !== state.seq || (err && err.name === 'AbortError')) return;
       stopPolling();
       setStatus(box, 'error', NETWORK_ERROR, retry);
     });
+  }
+
+  // ---- CSV export ------------------------------------------------------------------------------
+
+  /**
+   * Every transaction matching the applied filters (not one page) as the server's CSV. Fetched with
+   * the token header like every view (a plain link could not carry it), then handed to the browser
+   * as a download.
+   */
+  function downloadCsv() {
+    var box = $('list-status');
+    var query = new URLSearchParams();
+    ['type', 'status', 'orderId', 'from', 'to'].forEach(function (k) { if (state.filters[k]) query.set(k, state.filters[k]); });
+    setStatus(box, 'loading', 'Preparing the CSV…');
+    fetch('/ui/viewTransaction?' + query.toString(), {
+      headers: { Accept: 'text/csv', serviceApiToken: token() || '' },
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+    }).then(function (res) {
+      if (res.status === 401) return signOut(BAD_TOKEN);
+      if (res.status !== 200) {
+        return res.json().catch(function () { return {}; }).then(function (p) {
+          setStatus(box, 'error', failureMessage({ status: res.status, message: p.detail, retryAfter: res.headers.get('Retry-After') }), downloadCsv);
+        });
+      }
+      return res.blob().then(function (blob) {
+        var link = document.createElement('a');
+        link.href = URL.createObjectURL(blob);
+        link.download = 'transactions.csv';
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
+        setStatus(box, '', '');
+      });
+    }, function () {
+      setStatus(box, 'error', NETWORK_ERROR, downloadCsv);
+    });
+  }
+
+  // ---- Actions on server-rendered buttons -----------------------------------------------------
+
+  /**
+   * HOOK (issue 9): buttons in fragments carry data-action="<name>" and their arguments as data-*
+   * attributes; a click runs ACTIONS[name](button). The "Redeliver" button of an event
+   * (POST /api/redeliverCallback) and "Recover failed since…" (POST /api/recoverCallbacks) plug in
+   * here, sending the token in the serviceApiToken header like view() does.
+   */
+  var ACTIONS = {};
+
+  function onAction(event) {
+    var button = event.target.closest && event.target.closest('[data-action]');
+    if (!button || !ACTIONS[button.getAttribute('data-action')]) return;
+    event.preventDefault();
+    ACTIONS[button.getAttribute('data-action')](button);
   }
 
   // ---- Views and routing (#tx=<id> opens one transaction) --------------------------------------
@@ -375,8 +319,10 @@
       return loadDetail(decodeURIComponent(match[1]));
     }
     show('list-view');
-    if (state.page) renderList();
-    else loadList();
+    if (!state.listLoaded) {
+      loadList();
+      loadHealth();
+    }
   }
 
   /** "(2 active)" beside the Filters summary, so a collapsed panel still says the list is filtered. */
@@ -401,7 +347,7 @@
       try { sessionStorage.setItem(TOKEN_KEY, value); } catch (e) { /* storage disabled */ }
       $('token').value = '';
       state.filters = readFilters();
-      state.page = null;
+      state.listLoaded = false;
       route();
     });
     $('sign-out').addEventListener('click', function () {
@@ -415,13 +361,17 @@
     $('filters').addEventListener('reset', function () {
       setTimeout(applyFilters, 0); // after the browser has cleared the fields
     });
-    $('refresh').addEventListener('click', loadList);
+    $('refresh').addEventListener('click', function () {
+      loadList();
+      loadHealth();
+    });
+    $('download-csv').addEventListener('click', downloadCsv);
     $('detail-refresh').addEventListener('click', function () {
       if (state.detailId) loadDetail(state.detailId, true);
     });
     $('next').addEventListener('click', function () {
-      if (!state.page || !state.page.nextCursor) return;
-      state.cursors[state.index + 1] = state.page.nextCursor;
+      if (!state.nextCursor) return;
+      state.cursors[state.index + 1] = state.nextCursor;
       state.index += 1;
       loadList();
     });
@@ -430,6 +380,14 @@
       state.index -= 1;
       loadList();
     });
+    // A transaction link of the list fragment opens it here (#tx=…) instead of the no-script page.
+    $('list-table').addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a[data-tx]');
+      if (!link) return;
+      event.preventDefault();
+      location.hash = 'tx=' + encodeURIComponent(link.getAttribute('data-tx'));
+    });
+    $('main').addEventListener('click', onAction);
     // Back link (#list), browser back and forward all change the hash; one listener routes them.
     window.addEventListener('hashchange', route);
     // On a phone the filters start folded, so the transactions are on the first screen.

@@ -2,6 +2,7 @@
 import { createService } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
+import { endpointHealthRoutes } from './routes/endpoint-health';
 import { pageRoutes } from './routes/pages';
 import { viewTransactionRoutes } from './routes/view-transaction';
 import type { TransactionsClient } from './transactions-client';
@@ -17,7 +18,10 @@ export function buildApp({ logger, transactions, assets = loadAssets() }: UiDeps
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);
-  // Its own encapsulated scope, so the merchant hook and HTML error pages apply to it alone.
-  app.register(async (scope) => viewTransactionRoutes(scope, transactions, assets));
+  // Its own encapsulated scope, so the merchant hook and HTML error pages apply to these alone.
+  app.register(async (scope) => {
+    viewTransactionRoutes(scope, transactions, assets);
+    endpointHealthRoutes(scope, transactions, assets);
+  });
   return app;
 }

@@ -1,8 +1,9 @@
 /**
- * Picks JSON or HTML from an Accept header. JSON is the default: no header, `*\/*`, or only types
- * we do not produce. HTML wins only when the client ranks it above JSON (as browsers do).
+ * Picks JSON, HTML or CSV from an Accept header. JSON is the default: no header, `*\/*`, or only types
+ * we do not produce. HTML wins only when the client ranks it above JSON (as browsers do). CSV
+ * (the export) only when `text/csv` is named and ranked at least as high as the others.
  */
-export type Representation = 'json' | 'html';
+export type Representation = 'json' | 'html' | 'csv';
 
 interface Range {
   type: string;
@@ -34,6 +35,11 @@ function score(ranges: Range[], mediaType: string): { q: number; order: number; 
 export function negotiate(accept: string | undefined): Representation {
   if (!accept) return 'json';
   const ranges = parseAccept(accept);
+  const csv = score(ranges, 'text/csv');
+  if (csv.specificity === 2 && csv.q > 0) {
+    const others = [score(ranges, 'text/html'), score(ranges, 'application/json')].filter((s) => s.specificity === 2);
+    if (others.every((o) => csv.q > o.q || (csv.q === o.q && csv.order < o.order))) return 'csv';
+  }
   const html = score(ranges, 'text/html');
   const json = score(ranges, 'application/json');
   if (html.q <= 0) return 'json';

@@ -3,7 +3,10 @@
  * answers come back as data, errors included (they are passed through to the merchant); only an
  * unreachable or nonsensical upstream becomes a 503.
  */
+import { StringDecoder } from 'node:string_decoder';
 import {
+  type EndpointHealth,
+  type ExportRow,
   HEADER_MERCHANT_ID,
   HEADER_REQUEST_ID,
   type Problem,
@@ -25,9 +28,28 @@ export type ListFilters = Record<string, string | number | undefined>;
 export interface TransactionsClient {
   list(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<TransactionPage>>;
   get(scope: RequestScope, id: string): Promise<UpstreamResult<TransactionDetail>>;
+  health(scope: RequestScope): Promise<UpstreamResult<EndpointHealth>>;
+  /** Every transaction matching the filters, streamed row by row (never held in memory). */
+  exportRows(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<AsyncIterable<ExportRow>>>;
   /** Readiness: resolves when transactions-svc's /healthz answers 200. */
   alive(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * NDJSON lines as objects, read only as fast as they are consumed (backpressure reaches
+ * transactions-svc), holding one chunk's partial line at most.
+ */
+async function* ndjsonRows(body: AsyncIterable<Buffer>): AsyncGenerator<ExportRow> {
+  const utf8 = new StringDecoder('utf8'); // a character split across two chunks stays whole
+  let rest = '';
+  for await (const chunk of body) {
+    const lines = (rest + utf8.write(chunk)).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) if (line) yield JSON.parse(line) as ExportRow;
+  }
+  rest += utf8.end();
+  if (rest) yield JSON.parse(rest) as ExportRow;
 }
 
 const isProblem = (body: unknown): body is Problem =>
@@ -36,6 +58,18 @@ const isProblem = (body: unknown): body is Problem =>
 export function transactionsClient(baseUrl: string, timeoutMs: number): TransactionsClient {
   const pool = new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
+  const headers = (scope: RequestScope, accept = 'application/json') => ({
+    accept,
+    [HEADER_MERCHANT_ID]: scope.merchantId,
+    [HEADER_REQUEST_ID]: scope.requestId,
+  });
+
+  const search = (filters: ListFilters) => {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(filters)) if (value !== undefined) query.set(key, String(value));
+    return query.toString();
+  };
+
   async function getJson<T>(path: string, scope: RequestScope): Promise<UpstreamResult<T>> {
     let statusCode: number;
     let body: unknown;
@@ -43,7 +77,7 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
       const res = await pool.request({
         method: 'GET',
         path,
-        headers: { accept: 'application/json', [HEADER_MERCHANT_ID]: scope.merchantId, [HEADER_REQUEST_ID]: scope.requestId },
+        headers: headers(scope),
       });
       statusCode = res.statusCode;
       body = await res.body.json().catch(() => undefined);
@@ -57,9 +91,25 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
 
   return {
     list(scope, filters) {
-      const query = new URLSearchParams();
-      for (const [key, value] of Object.entries(filters)) if (value !== undefined) query.set(key, String(value));
-      return getJson<TransactionPage>(`/api/transactions?${query.toString()}`, scope);
+      return getJson<TransactionPage>(`/api/transactions?${search(filters)}`, scope);
+    },
+    health(scope) {
+      return getJson<EndpointHealth>('/api/endpoint-health', scope);
+    },
+    async exportRows(scope, filters) {
+      let res: Awaited<ReturnType<Pool['request']>>;
+      try {
+        // No body timeout: a large export streams for longer than one page takes.
+        res = await pool.request({ method: 'GET', path: `/api/transactions/export?${search(filters)}`, headers: headers(scope, 'application/x-ndjson'), bodyTimeout: 0 });
+      } catch {
+        throw serviceUnavailable();
+      }
+      if (res.statusCode !== 200) {
+        const body: unknown = await res.body.json().catch(() => undefined);
+        if (res.statusCode >= 400 && isProblem(body)) return { ok: false, status: res.statusCode, problem: body };
+        throw serviceUnavailable();
+      }
+      return { ok: true, body: ndjsonRows(res.body) };
     },
     get(scope, id) {
       return getJson<TransactionDetail>(`/api/transactions/${encodeURIComponent(id)}`, scope);

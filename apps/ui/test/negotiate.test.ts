@@ -1,4 +1,4 @@
-/** Accept → JSON or HTML for /ui/viewTransaction. */
+/** Accept → JSON, HTML or CSV for /ui/viewTransaction. */
 import { negotiate } from '../src/negotiate';
 
 describe('content negotiation', () => {
@@ -17,6 +17,11 @@ describe('content negotiation', () => {
     ['application/json;q=0.5, text/html', 'html'],
     ['text/html;q=0, */*', 'json'],
     ['*/*, text/html', 'html'],
+    ['text/csv', 'csv'],
+    ['text/csv, application/json', 'csv'],
+    ['application/json, text/csv', 'json'],
+    ['text/html, text/csv;q=0.5', 'html'],
+    ['text/csv;q=0, */*', 'json'],
   ] as const)('Accept %p gives %s', (accept, expected) => {
     expect(negotiate(accept)).toBe(expected);
   });

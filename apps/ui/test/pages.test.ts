@@ -78,7 +78,7 @@ describe('GET /ui/assets/*', () => {
     }
   });
 
-  it('builds the DOM without HTML parsing of data (no innerHTML and friends in app.js)', () => {
+  it('inserts only fragments the ui rendered: never builds markup from strings (no innerHTML and friends in app.js)', () => {
     const js = readFileSync(path.join(PUBLIC, 'app.js'), 'utf8');
     expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
   });

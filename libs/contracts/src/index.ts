@@ -6,3 +6,5 @@ export * from './problem';
 export * from './events';
 export * from './headers';
 export * from './event-body';
+export * from './endpoint-health';
+export * from './secret-rotation';

@@ -61,3 +61,17 @@ export const TransactionDetail = Type.Object(
 export type TransactionDetail = Static<typeof TransactionDetail>;
 
 export { Uuid as TransactionId, OrderId as OrderIdSchema };
+
+/** The CSV export (Accept: text/csv) streams at most this many rows; more matching is a 400. */
+export const EXPORT_MAX_ROWS = 100_000;
+
+/** One row of the export as transactions-svc streams it to the ui (NDJSON), before CSV. */
+export interface ExportRow {
+  transaction: Transaction;
+  lastEventId: string | null;
+  lastEventType: string | null;
+  deliveryStatus: string | null;
+  deliveryAttempts: number;
+  /** When a 200 first acknowledged the latest event; null when never. */
+  acknowledgedAt: string | null;
+}

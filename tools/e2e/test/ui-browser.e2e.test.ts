@@ -5,6 +5,7 @@
  * four real processes: sign in with the token, list, filter, page, open one with its callbacks,
  * hostile data shown as text, sign out, the server-rendered pages with JavaScript off, the CSP.
  */
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
 import { isCspViolation, launchChromium, openPage, saveScreenshot, type PageLog } from './support/browser';
@@ -221,7 +222,8 @@ describe('GET /ui: signing in with the API token', () => {
     expect(await context.cookies()).toEqual([]);
     expect(await page.getByLabel('API token').inputValue()).toBe('');
     expect(headerCarriers.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(headerCarriers)).toEqual(new Set(['/ui/viewTransaction']));
+    // The page's two merchant views (transactions and endpoint health) are the only requests that carry it.
+    expect(new Set(headerCarriers)).toEqual(new Set(['/ui/viewTransaction', '/ui/endpointHealth']));
     await context.close();
   });
 });
@@ -321,6 +323,51 @@ describe('GET /ui: filters and pages', () => {
     await page.getByRole('link', { name: featured.orderId }).click();
     await page.locator('#detail-body dl').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await context.close();
+  });
+});
+
+describe('GET /ui: Download CSV', () => {
+  it('downloads every transaction matching the applied filters, as the API exports them', async () => {
+    const { context, page } = await newPage({ acceptDownloads: true });
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await applyFilters(page, async () => {
+      await page.getByLabel('Per page').selectOption('10');
+      await page.getByLabel('Type').selectOption('deposit');
+    });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('transactions.csv');
+    const text = readFileSync(await download.path(), 'utf8');
+    const expected = await api(stack, m1.apiToken)('GET', '/ui/viewTransaction?type=deposit', undefined, { accept: 'text/csv' });
+    expect(text).toBe(expected.text);
+    const lines = text.trim().split('\r\n');
+    expect(lines.length - 1).toBe(mine.filter((t) => t.type === 'deposit').length); // all of them, not one page of 10
+    await context.close();
+  });
+});
+
+describe('GET /ui: callback endpoint health', () => {
+  it('shows, per callback URL, what /ui/endpointHealth reports: deliveries, success rate, retrying, failed, last success and failure', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    const deposit = page.locator('#health-body [data-type="deposit"]');
+    await deposit.waitFor();
+    const health = (await api(stack, m1.apiToken)('GET', '/ui/endpointHealth', undefined, { accept: 'application/json' })).json;
+    const expected = health.endpoints[0];
+    const field = (name: string) => deposit.locator(`[data-field="${name}"]`).innerText();
+    expect(await deposit.locator('code').innerText()).toBe(`${receiver.url}/deposits`);
+    // m1's events were all created by the seed, so the count is settled; every deposit event has a delivery.
+    expect(expected.deliveries).toBeGreaterThan(mine.filter((t) => t.type === 'deposit').length); // moves add events
+    expect(await field('deliveries')).toBe(String(expected.deliveries));
+    expect(await field('failed')).toBe('0');
+    expect(await field('successRate')).toMatch(/^100\.0 %$|^n\/a$/); // nothing failed: 100 % of what finished
+    expect(await field('lastSuccess')).toMatch(/ago|now/);
+    // The featured transaction's first attempts were answered 500.
+    expect(await field('lastFailure')).toContain('HTTP 500');
+    const withdraw = page.locator('#health-body [data-type="withdraw"]');
+    expect(await withdraw.innerText()).toContain('No URL set');
     await context.close();
   });
 });

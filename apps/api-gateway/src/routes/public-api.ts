@@ -7,6 +7,8 @@ import {
   CreateDepositBody,
   CreateWithdrawBody,
   Problem,
+  RotateCallbackSecretBody,
+  RotatedCallbackSecret,
   Transaction,
   UpdateCallbackUrlBody,
 } from '@dw/contracts';
@@ -45,6 +47,14 @@ export function publicApiRoutes(app: FastifyInstance): void {
   app.put(
     '/api/updateCallbackUrlWithdraw',
     doc('Set or clear the withdraw callback URL', { body: UpdateCallbackUrlBody, response: { 200: CallbackUrls, ...errors } }),
+    forward,
+  );
+  app.post(
+    '/api/rotateCallbackSecret',
+    doc('Roll the callback signing secret; the old one keeps signing beside it for overlapSeconds (default 86400, 0 revokes it)', {
+      body: RotateCallbackSecretBody,
+      response: { 200: RotatedCallbackSecret, ...errors },
+    }),
     forward,
   );
 }

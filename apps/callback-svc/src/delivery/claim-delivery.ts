@@ -21,7 +21,8 @@ export interface DeliveryTarget {
   merchantId: string;
   /** The merchant's URL for this event's type now; null when none is set. */
   url: string | null;
-  signingSecret: string;
+  /** The live secrets, newest first: the current one, and the previous one during its overlap. */
+  signingSecrets: string[];
 }
 
 export interface ClaimRequest {
@@ -51,6 +52,8 @@ interface ClaimRow {
   deposit_callback_url: string | null;
   withdraw_callback_url: string | null;
   callback_signing_secret: string | null;
+  /** The previous secret while its overlap lasts (expiry compared with the database's now()). */
+  live_previous_signing_secret: string | null;
 }
 
 const CLAIM = `
@@ -68,7 +71,8 @@ const CLAIM = `
     RETURNING d.event_id
   )
   SELECT i.event_id, (c.event_id IS NOT NULL) AS claimed, d.status, d.attempt_count,
-         e.type, e.created_at, e.merchant_id, m.deposit_callback_url, m.withdraw_callback_url, m.callback_signing_secret
+         e.type, e.created_at, e.merchant_id, m.deposit_callback_url, m.withdraw_callback_url, m.callback_signing_secret,
+         CASE WHEN m.previous_signing_secret_expires_at > now() THEN m.previous_signing_secret END AS live_previous_signing_secret
     FROM input i
     LEFT JOIN claimed c ON c.event_id = i.event_id
     LEFT JOIN transaction_events e ON e.id = i.event_id
@@ -97,7 +101,9 @@ function toClaim(row: ClaimRow | undefined, attempt: number): Claim {
         eventCreatedAt: row.created_at!,
         merchantId: row.merchant_id!,
         url: urlForEventType(row.type, { deposit: row.deposit_callback_url, withdraw: row.withdraw_callback_url }),
-        signingSecret: row.callback_signing_secret!,
+        signingSecrets: row.live_previous_signing_secret
+          ? [row.callback_signing_secret!, row.live_previous_signing_secret]
+          : [row.callback_signing_secret!],
       },
     };
   }

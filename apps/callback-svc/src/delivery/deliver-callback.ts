@@ -112,7 +112,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return undefined;
   }
-  const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecret: target.signingSecret });
+  const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
   await settle(deps, steps, message, msg, target, result);

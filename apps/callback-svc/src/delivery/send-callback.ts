@@ -31,7 +31,8 @@ export interface CallbackRequest {
   url: string;
   eventId: string;
   body: Buffer;
-  signingSecret: string;
+  /** The merchant's live secrets, newest first: one signature each. */
+  signingSecrets: string[];
 }
 
 export interface CallbackSender {
@@ -91,7 +92,7 @@ function requestHeaders(request: CallbackRequest, now: Date): Record<string, str
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    ...webhookHeaders(request.signingSecret, request.eventId, request.body, now),
+    ...webhookHeaders(request.signingSecrets, request.eventId, request.body, now),
   };
   if (!undiciRequestCreated.hasSubscribers) injectTraceHeaders(headers);
   return headers;

@@ -21,12 +21,17 @@ export function signCallback(secret: string, eventId: string, timestampSeconds: 
   return `v1,${mac}`;
 }
 
-/** The three webhook-* headers of one attempt. */
-export function webhookHeaders(secret: string, eventId: string, body: Buffer, now: Date): Record<string, string> {
+/**
+ * The three webhook-* headers of one attempt. `secrets` are the merchant's live secrets, newest
+ * first: during a rotation's overlap there are two, and `webhook-signature` carries one `v1,`
+ * signature per secret, space-separated (the Standard Webhooks spec), so a receiver holding
+ * either secret verifies it.
+ */
+export function webhookHeaders(secrets: readonly string[], eventId: string, body: Buffer, now: Date): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signCallback(secret, eventId, timestamp, body),
+    'webhook-signature': secrets.map((secret) => signCallback(secret, eventId, timestamp, body)).join(' '),
   };
 }

@@ -1,6 +1,7 @@
 // The merchant CLI's commands: parse, run against the database, print exactly one JSON line on
 // stdout on success and nothing on stdout on failure.
 import { parseArgs } from 'node:util';
+import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
 import { connectClient } from '../db/ensure-database';
 import { databaseName } from '../db/database-url';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
@@ -9,7 +10,7 @@ import { CliFailure, UsageError, databaseUrlFrom, reportFailure } from './cli-su
 
 export const MERCHANT_HELP = `Usage: merchant create --name <name>
        merchant rotate-token --merchant <merchantId>
-       merchant rotate-secret --merchant <merchantId>
+       merchant rotate-secret --merchant <merchantId> [--overlap <duration>]
 
 Each prints one line of JSON on stdout:
   {"merchantId":"<uuid>","apiToken":"dwk_…","callbackSigningSecret":"whsec_…"}
@@ -18,6 +19,9 @@ rotate-token  a new API token (the old one stops working); callbackSigningSecret
               unchanged current secret.
 rotate-secret a new callback signing secret. apiToken is left out: only the token's hash is
               stored, so the token in force cannot be shown again (it keeps working).
+              --overlap: how long the old secret keeps signing beside the new one (callbacks
+              carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked
+              secret). Durations: 90s, 30m, 24h, 7d, or plain seconds.
 The token and secret are shown only here: store them now.
 Reads DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/deposit_withdraw).
 Exit codes: 0 done, 1 failed (unknown merchant, database unreachable), 2 bad usage.
@@ -36,7 +40,7 @@ type Command = { run(prisma: PrismaClient): Promise<IssuedCredentials | null>; m
 function parseCommand(argv: string[]): Command | 'help' {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, overlap: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
   });
   if (values.help) return 'help';
@@ -52,10 +56,26 @@ function parseCommand(argv: string[]): Command | 'help' {
     const merchantId = values.merchant?.trim();
     if (!merchantId) throw new UsageError(`${command} needs --merchant <merchantId>`);
     if (!UUID.test(merchantId)) throw new UsageError(`--merchant must be a merchant id (a UUID), got ${JSON.stringify(merchantId)}`);
-    const rotate = command === 'rotate-token' ? rotateApiToken : rotateSigningSecret;
-    return { run: (prisma) => rotate(prisma, merchantId.toLowerCase()), merchantId, rotatesToken: command === 'rotate-token' };
+    const id = merchantId.toLowerCase();
+    if (command === 'rotate-token') {
+      if (values.overlap !== undefined) throw new UsageError('--overlap applies only to rotate-secret');
+      return { run: (prisma) => rotateApiToken(prisma, id), merchantId, rotatesToken: true };
+    }
+    const overlap = values.overlap === undefined ? SECRET_OVERLAP_DEFAULT_SECONDS : parseOverlap(values.overlap);
+    return { run: (prisma) => rotateSigningSecret(prisma, id, overlap), merchantId, rotatesToken: false };
   }
   throw new UsageError(command ? `unknown command ${command}` : 'missing command (create, rotate-token or rotate-secret)');
+}
+
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** "24h", "30m", "90s", "7d" or plain seconds → seconds, 0…SECRET_OVERLAP_MAX_SECONDS. */
+export function parseOverlap(text: string): number {
+  const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
+  if (!match) throw new UsageError(`--overlap must be a duration like 24h, 30m, 90s, 7d or 0, got ${JSON.stringify(text)}`);
+  const seconds = Number(match[1]) * UNIT_SECONDS[match[2]!]!;
+  if (seconds > SECRET_OVERLAP_MAX_SECONDS) throw new UsageError(`--overlap is at most 7d (${SECRET_OVERLAP_MAX_SECONDS} s)`);
+  return seconds;
 }
 
 /** Fails with one clear line when PostgreSQL or the database is missing, before Prisma's errors. */

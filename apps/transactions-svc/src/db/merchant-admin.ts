@@ -2,6 +2,7 @@
 // Every operation returns the credentials to show once; only the token's hash is stored.
 import { randomUUID } from 'node:crypto';
 import { hashApiToken, newApiToken, newSigningSecret } from './merchant-credentials';
+import { SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
 import { Prisma, type PrismaClient } from './prisma';
 
 export type IssuedCredentials = {
@@ -28,11 +29,27 @@ export async function rotateApiToken(prisma: PrismaClient, merchantId: string): 
   return updated && { merchantId, apiToken, callbackSigningSecret: updated.callbackSigningSecret };
 }
 
-/** Replaces the merchant's callback signing secret. Null: no such merchant. */
-export async function rotateSigningSecret(prisma: PrismaClient, merchantId: string): Promise<IssuedCredentials | null> {
+/**
+ * Replaces the merchant's callback signing secret. The secret it replaces keeps signing beside it
+ * for `overlapSeconds` (0: revoked at once); a secret kept from an earlier rotation is dropped, so
+ * at most two secrets ever sign. One UPDATE, with the database's clock, so the expiry agrees with
+ * callback-svc's `now()`. Null: no such merchant.
+ */
+export async function rotateSigningSecret(
+  prisma: PrismaClient,
+  merchantId: string,
+  overlapSeconds: number = SECRET_OVERLAP_DEFAULT_SECONDS,
+): Promise<IssuedCredentials | null> {
   const callbackSigningSecret = newSigningSecret();
-  const updated = await updateMerchant(prisma, merchantId, { callbackSigningSecret });
-  return updated && { merchantId, callbackSigningSecret };
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    UPDATE merchants
+       SET previous_signing_secret = CASE WHEN ${overlapSeconds}::int > 0 THEN callback_signing_secret END,
+           previous_signing_secret_expires_at = CASE WHEN ${overlapSeconds}::int > 0 THEN now() + make_interval(secs => ${overlapSeconds}::int) END,
+           callback_signing_secret = ${callbackSigningSecret},
+           updated_at = now()
+     WHERE id = ${merchantId}::uuid
+     RETURNING id`;
+  return rows.length ? { merchantId, callbackSigningSecret } : null;
 }
 
 async function updateMerchant(

@@ -7,18 +7,24 @@ import { transactionJson } from './transaction-sql';
 
 export class BadCursorError extends Error {}
 
-export async function listTransactions(
-  db: PrismaClient,
-  merchantId: string,
-  q: ViewTransactionQuery,
-): Promise<TransactionPage> {
-  const limit = q.limit ?? LIST_LIMIT_DEFAULT;
+/** The list's filters (not the cursor) as SQL conditions on `transactions t`; the export uses them too. */
+export function filterConditions(merchantId: string, q: ViewTransactionQuery): Prisma.Sql[] {
   const where: Prisma.Sql[] = [Prisma.sql`t.merchant_id = ${merchantId}::uuid`];
   if (q.type) where.push(Prisma.sql`t.type = ${q.type}::transaction_type`);
   if (q.status) where.push(Prisma.sql`t.status = ${q.status}::transaction_status`);
   if (q.orderId) where.push(Prisma.sql`t.order_id = ${q.orderId}`);
   if (q.from) where.push(Prisma.sql`t.created_at >= ${q.from}::timestamptz`);
   if (q.to) where.push(Prisma.sql`t.created_at < ${q.to}::timestamptz`);
+  return where;
+}
+
+export async function listTransactions(
+  db: PrismaClient,
+  merchantId: string,
+  q: ViewTransactionQuery,
+): Promise<TransactionPage> {
+  const limit = q.limit ?? LIST_LIMIT_DEFAULT;
+  const where = filterConditions(merchantId, q);
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
     if (!pos) throw new BadCursorError();

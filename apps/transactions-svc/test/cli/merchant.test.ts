@@ -111,6 +111,56 @@ describe('merchant rotate-secret', () => {
     expect(row.callback_signing_secret).toBe(rotated.callbackSigningSecret);
     expect(row.api_token_hash).toBe(hashApiToken(issued.apiToken!));
   });
+
+  /** The previous secret and the seconds left of its overlap, by the database's clock. */
+  async function overlap(merchantId: string) {
+    const { rows } = await client.query<{ previous: string | null; seconds_left: number | null }>(
+      `SELECT previous_signing_secret AS previous,
+              extract(epoch FROM previous_signing_secret_expires_at - now())::float8 AS seconds_left
+         FROM merchants WHERE id = $1`,
+      [merchantId],
+    );
+    return rows[0]!;
+  }
+
+  it('keeps the old secret signing for 24 h by default', async () => {
+    const issued = await createMerchant();
+    const result = await merchant('rotate-secret', '--merchant', issued.merchantId!);
+    expect(result.code).toBe(0);
+    const row = await overlap(issued.merchantId!);
+    expect(row.previous).toBe(issued.callbackSigningSecret);
+    expect(row.seconds_left).toBeGreaterThan(86_400 - 60);
+    expect(row.seconds_left).toBeLessThanOrEqual(86_400);
+  });
+
+  it.each([
+    ['90s', 90],
+    ['30m', 1800],
+    ['2h', 7200],
+    ['7d', 604_800],
+    ['600', 600],
+  ])('--overlap %s keeps it for %i seconds', async (text, seconds) => {
+    const issued = await createMerchant();
+    expect((await merchant('rotate-secret', '--merchant', issued.merchantId!, '--overlap', text)).code).toBe(0);
+    const row = await overlap(issued.merchantId!);
+    expect(row.previous).toBe(issued.callbackSigningSecret);
+    expect(row.seconds_left).toBeGreaterThan(seconds - 60);
+    expect(row.seconds_left).toBeLessThanOrEqual(seconds);
+  });
+
+  it('--overlap 0 revokes the old secret at once', async () => {
+    const issued = await createMerchant();
+    expect((await merchant('rotate-secret', '--merchant', issued.merchantId!, '--overlap', '0')).code).toBe(0);
+    expect(await overlap(issued.merchantId!)).toEqual({ previous: null, seconds_left: null });
+  });
+
+  it('a second rotation keeps only the secret it replaces: never more than two sign', async () => {
+    const issued = await createMerchant();
+    const first = credentials((await merchant('rotate-secret', '--merchant', issued.merchantId!)).stdout);
+    const second = credentials((await merchant('rotate-secret', '--merchant', issued.merchantId!)).stdout);
+    expect((await stored(issued.merchantId!)).callback_signing_secret).toBe(second.callbackSigningSecret);
+    expect((await overlap(issued.merchantId!)).previous).toBe(first.callbackSigningSecret);
+  });
 });
 
 describe('merchant bad usage', () => {
@@ -122,6 +172,10 @@ describe('merchant bad usage', () => {
     [['create', '--name', 'x'.repeat(201)], 2, /longer than 200/],
     [['rotate-token'], 2, /--merchant/],
     [['rotate-token', '--merchant', 'not-a-uuid'], 2, /UUID/],
+    [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '8d'], 2, /at most 7d/],
+    [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '-1h'], 2, /--overlap/],
+    [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1 week'], 2, /--overlap must be a duration/],
+    [['rotate-token', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1h'], 2, /only to rotate-secret/],
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000'], 1, /no merchant with id 00000000-0000-4000-8000-000000000000/],
   ])('merchant %j prints nothing on stdout, explains on stderr and exits %i', async (args, code, message) => {
     const result = await merchant(...args);

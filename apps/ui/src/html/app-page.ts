@@ -1,6 +1,7 @@
 /**
- * The interactive page's shell. Everything it shows about transactions is fetched and drawn by
- * /ui/assets/app.js; the server only renders labelled, empty containers and the filter options.
+ * The interactive page's shell: labelled, empty containers and the filter options. /ui/assets/app.js
+ * fills them with fragments rendered by the same templates as the no-script pages (list-page,
+ * detail-page, health-page), fetched with the merchant's token header.
  */
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '@dw/contracts';
 import { assetHref, type Assets } from '../assets';
@@ -59,6 +60,7 @@ export function renderAppPage(assets: Assets): string {
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
+<button type="button" id="download-csv" class="secondary">Download CSV</button>
 <p id="tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>
@@ -70,6 +72,11 @@ export function renderAppPage(assets: Assets): string {
 <span id="page-no"></span>
 <button id="next" type="button" class="secondary" disabled>Next page</button>
 </nav>
+<section id="health" class="health" aria-labelledby="health-title">
+<h2 id="health-title">Callback endpoints</h2>
+<div id="health-status" class="status" role="status" aria-live="polite"></div>
+<div id="health-body"></div>
+</section>
 </section>
 
 <section id="detail-view" aria-labelledby="detail-title" hidden>

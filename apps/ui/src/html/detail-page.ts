@@ -1,4 +1,7 @@
-/** The server-rendered page of one transaction: every field, its metadata and the event timeline. */
+/**
+ * One transaction: every field, its metadata and the event timeline. `detailFragment` is the one
+ * template: the no-script page wraps it in the layout, /ui's script fetches it alone and swaps it in.
+ */
 import type { TransactionDetail } from '@dw/contracts';
 import type { Assets } from '../assets';
 import { badge, money, timeCell, viewHref } from './format';
@@ -41,6 +44,15 @@ function attemptRow(a: Attempt, now: number): SafeHtml {
   return html`<tr><td data-label="Attempt">${a.attempt}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
 }
 
+/**
+ * HOOK (issue 9, redelivery): the place for a "Redeliver" button on an event, e.g.
+ * `<button type="button" data-action="redeliver" data-event-id="…">`; /ui's script dispatches
+ * `data-action` clicks (see ACTIONS in public/app.js). Empty until POST /api/redeliverCallback exists.
+ */
+function eventActions(_e: EventView): SafeHtml | string {
+  return '';
+}
+
 function event(e: EventView, now: number): SafeHtml {
   const attempts =
     e.delivery.attempts.length === 0
@@ -52,20 +64,35 @@ function event(e: EventView, now: number): SafeHtml {
 <p>${timeCell(e.createdAt, now)}</p>
 <p>Callback ${badge(e.delivery.status)}</p>
 <p class="muted">Event <code>${e.id}</code></p>
+${eventActions(e)}
 ${attempts}
 </li>`;
 }
 
-export function renderDetailPage(assets: Assets, detail: TransactionDetail, now = Date.now()): string {
+const MOVING_DELIVERY = new Set(['pending', 'retrying']);
+
+/** Money or a callback is still moving: /ui's script refreshes the open transaction while so. */
+export function stillMoving(detail: TransactionDetail): boolean {
+  const { status } = detail.transaction;
+  return (status !== 'completed' && status !== 'failed') || detail.events.some((e) => MOVING_DELIVERY.has(e.delivery.status));
+}
+
+export function detailFragment(detail: TransactionDetail, now = Date.now()): SafeHtml {
   const timeline =
     detail.events.length === 0
       ? html`<p class="muted">No events yet.</p>`
       : html`<ol class="timeline">${detail.events.map((e) => event(e, now))}</ol>`;
-  return layout(assets, `Transaction ${detail.transaction.orderId}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
-<h1>Transaction</h1>
+  return html`<div data-fragment="detail" data-title="Transaction ${detail.transaction.orderId}" data-moving="${String(stillMoving(detail))}">
 ${fields(detail, now)}
 <h2>Metadata</h2>
 ${metadata(detail.transaction.metadata)}
 <h2>Events and callbacks</h2>
-${timeline}`);
+${timeline}
+</div>`;
+}
+
+export function renderDetailPage(assets: Assets, detail: TransactionDetail, now = Date.now()): string {
+  return layout(assets, `Transaction ${detail.transaction.orderId}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
+<h1>Transaction</h1>
+${detailFragment(detail, now)}`);
 }

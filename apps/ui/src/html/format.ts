@@ -37,9 +37,12 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
   return '';
 }
 
-/** A <time> showing the absolute UTC time, with the relative time beside it. */
+/**
+ * A <time>: the relative time ("3 minutes ago", as of rendering) and the absolute UTC time under
+ * it. One zone (UTC) for every page, so the list, the detail and the CSV export agree.
+ */
 export function timeCell(iso: string, now?: number): SafeHtml {
-  return html`<time datetime="${iso}">${absoluteTime(iso)}</time> <span class="muted">(${relativeTime(iso, now)})</span>`;
+  return html`<time datetime="${iso}" title="${iso}"><span class="relative">${relativeTime(iso, now)}</span> <span class="absolute muted">${absoluteTime(iso)}</span></time>`;
 }
 
 /** Amount exactly as transactions-svc gave it: a decimal string, never parsed into a float. */

@@ -7,7 +7,8 @@
 import type { Problem } from '@dw/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Assets } from '../assets';
-import { renderErrorPage } from '../html/error-page';
+import { wantsFragment } from '../fragment';
+import { errorFragment, renderErrorPage } from '../html/error-page';
 import { negotiate } from '../negotiate';
 import { htmlHeaders } from '../security-headers';
 
@@ -17,6 +18,7 @@ export function htmlProblems(app: FastifyInstance, assets: Assets): void {
     if (!type.startsWith('application/problem+json') || typeof payload !== 'string') return payload;
     if (negotiate(request.headers.accept) !== 'html') return payload;
     reply.headers(htmlHeaders('no-store'));
-    return renderErrorPage(assets, JSON.parse(payload) as Problem);
+    const problem = JSON.parse(payload) as Problem;
+    return wantsFragment(request) ? errorFragment(problem).value : renderErrorPage(assets, problem);
   });
 }

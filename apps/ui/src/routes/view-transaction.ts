@@ -6,8 +6,10 @@
 import { PROBLEM_CONTENT_TYPE, ViewTransactionQuery, type Problem } from '@dw/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Assets } from '../assets';
-import { renderDetailPage } from '../html/detail-page';
-import { renderListPage } from '../html/list-page';
+import { CSV_CONTENT_TYPE, transactionsCsv } from '../csv/transactions-csv';
+import { wantsFragment } from '../fragment';
+import { detailFragment, renderDetailPage } from '../html/detail-page';
+import { listFragment, renderListPage } from '../html/list-page';
 import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
@@ -23,7 +25,7 @@ function passProblem(reply: FastifyReply, status: number, problem: Problem): Fas
 
 export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers({ vary: 'Accept', 'cache-control': NO_STORE });
+    reply.headers({ vary: 'Accept, x-ui-fragment', 'cache-control': NO_STORE });
   });
   requireMerchant(app);
   htmlProblems(app, assets);
@@ -39,13 +41,30 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       if (id !== undefined) {
         const result = await client.get(scope, id);
         if (!result.ok) return passProblem(reply, result.status, result.problem);
-        if (as === 'html') return sendHtml(reply, 200, renderDetailPage(assets, result.body), NO_STORE);
+        if (as === 'html') {
+          const body = wantsFragment(request) ? detailFragment(result.body).value : renderDetailPage(assets, result.body);
+          return sendHtml(reply, 200, body, NO_STORE);
+        }
         return reply.send(result.body);
+      }
+
+      if (as === 'csv') {
+        // The export is never paged: limit and cursor do not apply (CONTRACT 4.6).
+        const { limit: _limit, cursor: _cursor, ...exportFilters } = filters;
+        const rows = await client.exportRows(scope, exportFilters);
+        if (!rows.ok) return passProblem(reply, rows.status, rows.problem);
+        return reply
+          .type(CSV_CONTENT_TYPE)
+          .header('content-disposition', 'attachment; filename="transactions.csv"')
+          .send(transactionsCsv(rows.body));
       }
 
       const result = await client.list(scope, filters);
       if (!result.ok) return passProblem(reply, result.status, result.problem);
-      if (as === 'html') return sendHtml(reply, 200, renderListPage(assets, result.body, filters), NO_STORE);
+      if (as === 'html') {
+        const body = wantsFragment(request) ? listFragment(result.body, filters).value : renderListPage(assets, result.body, filters);
+        return sendHtml(reply, 200, body, NO_STORE);
+      }
       return reply.send(result.body);
     },
   );

@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { DETAIL, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
+import { DETAIL, EXPORT_ROWS, HEALTH, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
 
 export interface RecordedCall {
   url: string;
@@ -42,6 +42,14 @@ function routes(app: FastifyInstance): void {
         ]));
     }
     return cursor === PAGE_ONE.nextCursor ? PAGE_TWO : PAGE_ONE;
+  });
+  app.get('/api/endpoint-health', async () => HEALTH);
+  app.get<{ Querystring: Record<string, string> }>('/api/transactions/export', async (request, reply) => {
+    if (request.query.type === 'refund') {
+      return reply.code(400).type('application/problem+json').send(problem(400, 'validation_failed', 'bad type', request.headers['x-request-id'], [{ path: 'querystring:/type', message: 'must be deposit or withdraw' }]));
+    }
+    const rows = request.query.type ? EXPORT_ROWS.filter((r) => r.transaction.type === request.query.type) : EXPORT_ROWS;
+    return reply.type('application/x-ndjson').send(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
   });
   app.get<{ Params: { id: string } }>('/api/transactions/:id', async (request, reply) => {
     if (request.params.id === DETAIL.transaction.id) return DETAIL;

@@ -1,5 +1,5 @@
 /** Fixed data the stand-in transactions-svc answers with; hostile strings test the escaping. */
-import type { TransactionDetail, TransactionPage } from '@dw/contracts';
+import type { EndpointHealth, ExportRow, TransactionDetail, TransactionPage } from '@dw/contracts';
 
 export const MERCHANT_ID = '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01';
 export const OTHER_MERCHANT_ID = '7d1e0f6a-2b3c-4d5e-8f90-a1b2c3d4e5f6';
@@ -62,4 +62,68 @@ export const DETAIL: TransactionDetail = {
     },
   ],
   traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+};
+
+/** Free text that a spreadsheet would run as a formula, and text that needs RFC 4180 quoting. */
+export const FORMULA = '=HYPERLINK("http://evil.test","click")';
+export const QUOTED = 'line one, "two"\r\nline three';
+
+export const EXPORT_ROWS: ExportRow[] = [
+  {
+    transaction: { ...DEPOSIT, orderId: FORMULA, description: QUOTED, metadata: { note: '@SUM(A1)' } },
+    lastEventId: 'evt_02',
+    lastEventType: 'deposit.completed',
+    deliveryStatus: 'succeeded',
+    deliveryAttempts: 2,
+    acknowledgedAt: '2026-11-21T10:00:07.000Z',
+  },
+  {
+    transaction: { ...WITHDRAW, orderId: '+1 555', description: '-5 refund', destination: '\tTAB' },
+    lastEventId: 'evt_03',
+    lastEventType: 'withdraw.pending',
+    deliveryStatus: 'failed',
+    deliveryAttempts: 6,
+    acknowledgedAt: null,
+  },
+  {
+    transaction: { ...DEPOSIT, id: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a', orderId: '\tcmd', description: '\rcmd', metadata: {} },
+    lastEventId: null,
+    lastEventType: null,
+    deliveryStatus: null,
+    deliveryAttempts: 0,
+    acknowledgedAt: null,
+  },
+];
+
+export const HEALTH: EndpointHealth = {
+  windowHours: 24,
+  since: '2026-11-20T10:00:00.000Z',
+  endpoints: [
+    {
+      type: 'deposit',
+      url: 'https://merchant.test/cb?a=1&b=<2>',
+      deliveries: 10,
+      succeeded: 7,
+      failed: 1,
+      retrying: 2,
+      pending: 0,
+      skipped: 0,
+      successRate: 0.875,
+      lastSuccessAt: '2026-11-21T09:59:00.000Z',
+      lastFailure: { at: '2026-11-21T09:58:00.000Z', statusCode: null, error: '<b>connect ECONNREFUSED</b>' },
+    },
+    {
+      type: 'withdraw',
+      url: null,
+      deliveries: 0,
+      succeeded: 0,
+      failed: 0,
+      retrying: 0,
+      pending: 0,
+      skipped: 0,
+      successRate: null,
+      lastSuccessAt: null,
+      lastFailure: null,
+    },
+  ],
 };

@@ -1,0 +1,85 @@
+/**
+ * Endpoint health for one merchant: per callback URL (deposit, withdraw), the deliveries of the
+ * events created in the last 24 hours. Bounded by design: the events are found through the
+ * (merchant_id, created_at) index and the window, their deliveries by primary key and their
+ * attempts through (event_id, attempt); never the merchant's whole history.
+ */
+import { HEALTH_WINDOW_HOURS, TRANSACTION_TYPES, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
+import type { PrismaClient } from '../generated/prisma/client';
+
+interface CountRow {
+  kind: string;
+  deliveries: number;
+  succeeded: number;
+  failed: number;
+  retrying: number;
+  pending: number;
+  skipped: number;
+}
+
+interface LastRow {
+  kind: string;
+  ok: boolean;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+}
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+export async function endpointHealth(db: PrismaClient, merchantId: string): Promise<EndpointHealth | undefined> {
+  const [merchant] = await db.$queryRaw<{ deposit: string | null; withdraw: string | null; since: string }[]>`
+    SELECT deposit_callback_url AS deposit, withdraw_callback_url AS withdraw,
+           to_char((now() - make_interval(hours => ${HEALTH_WINDOW_HOURS})) AT TIME ZONE 'UTC', ${ISO}::text) AS since
+      FROM merchants WHERE id = ${merchantId}::uuid`;
+  if (!merchant) return undefined;
+
+  const counts = await db.$queryRawUnsafe<CountRow[]>(
+    `SELECT split_part(e.type, '.', 1) AS kind,
+            count(*)::int AS deliveries,
+            count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
+            count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+            count(*) FILTER (WHERE d.status = 'retrying')::int AS retrying,
+            count(*) FILTER (WHERE d.status = 'pending' OR d.status IS NULL)::int AS pending,
+            count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped
+       FROM transaction_events e
+       LEFT JOIN callback_deliveries d ON d.event_id = e.id
+      WHERE e.merchant_id = $1::uuid AND e.created_at >= $2::timestamptz
+      GROUP BY 1`,
+    merchantId,
+    merchant.since,
+  );
+  // The newest successful and the newest failed attempt per type, among the window's events.
+  const last = await db.$queryRawUnsafe<LastRow[]>(
+    `SELECT DISTINCT ON (kind, ok) kind, ok, to_char(at AT TIME ZONE 'UTC', ${ISO}) AS at, status_code, error
+       FROM (SELECT split_part(e.type, '.', 1) AS kind, COALESCE(a.status_code = 200, false) AS ok, a.at, a.status_code, a.error
+               FROM transaction_events e
+               JOIN callback_attempts a ON a.event_id = e.id
+              WHERE e.merchant_id = $1::uuid AND e.created_at >= $2::timestamptz) x
+      ORDER BY kind, ok, at DESC`,
+    merchantId,
+    merchant.since,
+  );
+
+  const endpoints = TRANSACTION_TYPES.map((type): EndpointHealthItem => {
+    const c = counts.find((r) => r.kind === type);
+    const success = last.find((r) => r.kind === type && r.ok);
+    const failure = last.find((r) => r.kind === type && !r.ok);
+    const succeeded = c?.succeeded ?? 0;
+    const failed = c?.failed ?? 0;
+    return {
+      type,
+      url: merchant[type],
+      deliveries: c?.deliveries ?? 0,
+      succeeded,
+      failed,
+      retrying: c?.retrying ?? 0,
+      pending: c?.pending ?? 0,
+      skipped: c?.skipped ?? 0,
+      successRate: succeeded + failed > 0 ? succeeded / (succeeded + failed) : null,
+      lastSuccessAt: success?.at ?? null,
+      lastFailure: failure ? { at: failure.at, statusCode: failure.status_code, error: failure.error } : null,
+    };
+  });
+  return { windowHours: HEALTH_WINDOW_HOURS, since: merchant.since, endpoints };
+}

@@ -1,0 +1,21 @@
+/** POST /api/rotateCallbackSecret: the merchant rolls its own signing secret, with an overlap (CONTRACT 4.7). */
+import { Problem, RotateCallbackSecretBody, RotatedCallbackSecret, SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
+import { notFound } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import { rotateSigningSecret } from '../db/merchant-admin';
+import type { PrismaClient } from '../generated/prisma/client';
+
+export function rotateCallbackSecretRoutes(app: FastifyInstance, db: PrismaClient): void {
+  app.post<{ Body: RotateCallbackSecretBody }>(
+    '/api/rotateCallbackSecret',
+    { schema: { body: RotateCallbackSecretBody, response: { 200: RotatedCallbackSecret, '4xx': Problem } } },
+    async (request, reply) => {
+      const overlap = request.body?.overlapSeconds ?? SECRET_OVERLAP_DEFAULT_SECONDS;
+      const issued = await rotateSigningSecret(db, request.merchantId, overlap);
+      if (!issued) throw notFound('Merchant not found.');
+      // Shown once: no cache may keep it.
+      reply.header('cache-control', 'no-store');
+      return { callbackSigningSecret: issued.callbackSigningSecret };
+    },
+  );
+}

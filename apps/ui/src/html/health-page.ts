@@ -1,0 +1,64 @@
+/**
+ * Endpoint health: per callback URL (deposit, withdraw), its deliveries of the last 24 hours.
+ * `healthFragment` is the one template: the no-script page wraps it in the layout, /ui's script
+ * fetches it alone and shows it above the list.
+ */
+import type { EndpointHealth, EndpointHealthItem } from '@dw/contracts';
+import type { Assets } from '../assets';
+import { timeCell } from './format';
+import { html, type SafeHtml } from './html';
+import { layout } from './layout';
+
+const none = html`<span class="muted">none in the window</span>`;
+
+function rate(item: EndpointHealthItem): SafeHtml | string {
+  if (item.successRate === null) return html`<span class="muted">n/a</span>`;
+  return `${(item.successRate * 100).toFixed(1)} %`;
+}
+
+function lastFailure(item: EndpointHealthItem, now: number): SafeHtml {
+  const f = item.lastFailure;
+  if (!f) return none;
+  const what = f.statusCode !== null ? `HTTP ${f.statusCode}` : (f.error ?? 'no reply');
+  return html`${timeCell(f.at, now)} <span class="error-text wrap">${what}</span>`;
+}
+
+function card(item: EndpointHealthItem, now: number): SafeHtml {
+  const title = item.type === 'deposit' ? 'Deposit callbacks' : 'Withdraw callbacks';
+  return html`<article class="endpoint" data-type="${item.type}">
+<h3>${title}</h3>
+<p class="wrap">${item.url ? html`<code>${item.url}</code>` : html`<span class="muted">No URL set: deliveries are skipped.</span>`}</p>
+<dl class="fields health-fields">
+<dt>Deliveries</dt><dd data-field="deliveries">${item.deliveries}</dd>
+<dt>Success rate</dt><dd data-field="successRate">${rate(item)}</dd>
+<dt>Retrying now</dt><dd data-field="retrying">${item.retrying}</dd>
+<dt>Failed</dt><dd data-field="failed">${item.failed}</dd>
+${item.skipped > 0 ? html`<dt>Skipped</dt><dd data-field="skipped">${item.skipped} <span class="muted">(no URL was set)</span></dd>` : ''}
+<dt>Last success</dt><dd data-field="lastSuccess">${item.lastSuccessAt ? timeCell(item.lastSuccessAt, now) : none}</dd>
+<dt>Last failure</dt><dd data-field="lastFailure">${lastFailure(item, now)}</dd>
+</dl>
+</article>`;
+}
+
+/**
+ * HOOK (issue 9, bulk recovery): the place for a "Recover failed since…" form (a datetime input
+ * and a `data-action="recover"` button); /ui's script dispatches it (ACTIONS in public/app.js)
+ * once POST /api/recoverCallbacks exists.
+ */
+function recoverAction(): SafeHtml | string {
+  return '';
+}
+
+export function healthFragment(health: EndpointHealth, now = Date.now()): SafeHtml {
+  return html`<div data-fragment="health">
+<p class="muted">Callbacks of the events created in the last ${health.windowHours} hours. Success rate: succeeded out of succeeded and failed.</p>
+<div class="endpoints">${health.endpoints.map((item) => card(item, now))}</div>
+${recoverAction()}
+</div>`;
+}
+
+export function renderHealthPage(assets: Assets, health: EndpointHealth, now = Date.now()): string {
+  return layout(assets, 'Callback endpoint health', html`<p><a href="/ui/viewTransaction">← All transactions</a></p>
+<h1>Callback endpoint health</h1>
+${healthFragment(health, now)}`);
+}

@@ -1,0 +1,45 @@
+/**
+ * Endpoint health (issue 9): per callback URL (deposit, withdraw), how its deliveries of the last
+ * 24 hours went. Counted over the events created in that window, so the query stays bounded.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, TransactionType } from './primitives';
+
+export const HEALTH_WINDOW_HOURS = 24;
+
+export const EndpointHealthItem = Type.Object(
+  {
+    type: TransactionType,
+    /** The callback URL as it is now; null when none is set (deliveries are then skipped). */
+    url: Type.Union([Type.String(), Type.Null()]),
+    deliveries: Type.Integer({ minimum: 0, description: 'events of this type created in the window' }),
+    succeeded: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0, description: 'all 6 attempts failed' }),
+    retrying: Type.Integer({ minimum: 0, description: 'waiting for their next attempt now' }),
+    pending: Type.Integer({ minimum: 0, description: 'first attempt not made yet' }),
+    skipped: Type.Integer({ minimum: 0, description: 'no URL was set' }),
+    successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'succeeded / (succeeded + failed); null when none has finished',
+    }),
+    lastSuccessAt: Type.Union([Timestamp, Type.Null()]),
+    lastFailure: Type.Union([
+      Type.Object(
+        { at: Timestamp, statusCode: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]) },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ]),
+  },
+  { additionalProperties: false },
+);
+
+export const EndpointHealth = Type.Object(
+  {
+    windowHours: Type.Integer(),
+    since: Timestamp,
+    endpoints: Type.Array(EndpointHealthItem),
+  },
+  { additionalProperties: false, $id: 'EndpointHealth' },
+);
+export type EndpointHealth = Static<typeof EndpointHealth>;
+export type EndpointHealthItem = Static<typeof EndpointHealthItem>;
