@@ -1,5 +1,5 @@
 /** Builds the ui service; main.ts starts it, tests inject into it. */
-import { createService } from '@dw/http-kit';
+import { createService, type InternalAuth } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
 import { pageRoutes } from './routes/pages';
@@ -9,15 +9,17 @@ import type { TransactionsClient } from './transactions-client';
 export interface UiDeps {
   logger: FastifyBaseLogger;
   transactions: TransactionsClient;
+  /** Verifies that a request naming a merchant came through the gateway. */
+  internalAuth: InternalAuth;
   assets?: Assets;
 }
 
-export function buildApp({ logger, transactions, assets = loadAssets() }: UiDeps): FastifyInstance {
+export function buildApp({ logger, transactions, internalAuth, assets = loadAssets() }: UiDeps): FastifyInstance {
   const app = createService({ logger, readiness: { 'transactions-svc': () => transactions.alive() } });
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);
   // Its own encapsulated scope, so the merchant hook and HTML error pages apply to it alone.
-  app.register(async (scope) => viewTransactionRoutes(scope, transactions, assets));
+  app.register(async (scope) => viewTransactionRoutes(scope, transactions, assets, internalAuth));
   return app;
 }

@@ -4,13 +4,11 @@
  * unreachable or nonsensical upstream becomes a 503.
  */
 import {
-  HEADER_MERCHANT_ID,
-  HEADER_REQUEST_ID,
   type Problem,
   type TransactionDetail,
   type TransactionPage,
 } from '@dw/contracts';
-import { serviceUnavailable } from '@dw/http-kit';
+import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
 import { Pool } from 'undici';
 
 export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem };
@@ -33,7 +31,8 @@ export interface TransactionsClient {
 const isProblem = (body: unknown): body is Problem =>
   typeof body === 'object' && body !== null && typeof (body as Problem).status === 'number' && 'code' in body;
 
-export function transactionsClient(baseUrl: string, timeoutMs: number): TransactionsClient {
+/** `auth` proves each request to transactions-svc, which acts for a merchant only on that proof. */
+export function transactionsClient(baseUrl: string, timeoutMs: number, auth: InternalAuth): TransactionsClient {
   const pool = new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
   async function getJson<T>(path: string, scope: RequestScope): Promise<UpstreamResult<T>> {
@@ -43,7 +42,10 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
       const res = await pool.request({
         method: 'GET',
         path,
-        headers: { accept: 'application/json', [HEADER_MERCHANT_ID]: scope.merchantId, [HEADER_REQUEST_ID]: scope.requestId },
+        headers: {
+          accept: 'application/json',
+          ...auth.headers({ method: 'GET', path, merchantId: scope.merchantId, requestId: scope.requestId }),
+        },
       });
       statusCode = res.statusCode;
       body = await res.body.json().catch(() => undefined);

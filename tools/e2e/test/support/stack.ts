@@ -15,6 +15,8 @@ export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const ADMIN_TOKEN = 'e2e-admin-token';
+/** The secret the gateway signs internal requests with (and ui and transactions-svc verify). */
+export const INTERNAL_AUTH_SECRET = 'e2e-internal-auth-secret-0123456789abcdef';
 
 export type ServiceName = 'api-gateway' | 'transactions-svc' | 'callback-svc' | 'ui';
 const PORT_ENV: Record<ServiceName, string> = {
@@ -85,6 +87,9 @@ export async function startStack(label: string, overrides: Record<string, string
     AMQP_URL,
     AMQP_PREFIX: `e2e.${id}.`,
     ADMIN_TOKEN,
+    INTERNAL_AUTH_SECRETS: INTERNAL_AUTH_SECRET,
+    // Every test request comes from 127.0.0.1; tests of the per-address limit set their own.
+    BAD_TOKEN_LIMIT_PER_MINUTE: '100000',
     CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
     SANDBOX_SETTLE_MS: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
