@@ -1,6 +1,7 @@
 /**
  * The one hook that guards a route tree, cheapest refusal first:
- * 1. an address over its bad-token limit gets 429 at once (bad-token-limit.ts);
+ * 1. an address over its bad-token limit gets 429 at once (bad-token-limit.ts), unless its token is
+ *    one the cache already knows;
  * 2. a token that cannot be one of ours (not API_TOKEN_PATTERN) gets 401 without any lookup;
  * 3. token → merchant through the cache (token-resolver.ts), 401 otherwise: the same body for every
  *    kind of bad token, and each one counts against the address;
@@ -27,10 +28,13 @@ export function authenticate(app: FastifyInstance, { resolver, limiter, badToken
   };
 
   app.addHook('onRequest', async (request) => {
-    const blockedFor = badTokens.blocked(request.ip);
-    if (blockedFor > 0) throw rateLimited(blockedFor);
     const token = request.headers[HEADER_API_TOKEN];
-    if (typeof token !== 'string' || !API_TOKEN_PATTERN.test(token)) throw refuse(request);
+    const wellFormed = typeof token === 'string' && API_TOKEN_PATTERN.test(token);
+    // A blocked address is served only from the cache: a merchant sharing it (NAT) with a guesser
+    // keeps working with its known token, while the guesser's requests cost no lookup at all.
+    const blockedFor = badTokens.blocked(request.ip);
+    if (blockedFor > 0 && !(wellFormed && resolver.cached(token))) throw rateLimited(blockedFor);
+    if (!wellFormed) throw refuse(request);
     const merchantId = await resolver.resolve(token);
     if (!merchantId) throw refuse(request);
     const wait = await limiter.take(merchantId);

@@ -71,6 +71,12 @@ export class TokenResolver {
     return pending;
   }
 
+  /** The merchant of a token the cache holds right now; never a lookup. */
+  cached(token: string): string | undefined {
+    const hit = this.positive.get(hashToken(token));
+    return hit && this.now() - hit.at < this.positiveTtl() ? hit.merchantId : undefined;
+  }
+
   /** Called by the rotation subscriber. */
   invalidateMerchant(merchantId: string): void {
     this.generation++;
