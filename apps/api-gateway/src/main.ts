@@ -46,7 +46,7 @@ async function main() {
     await amqp.close();
     redis?.disconnect();
   });
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

@@ -10,7 +10,7 @@ async function main() {
   const internalAuth = new InternalAuth(config.internalAuthSecrets);
   const transactions = transactionsClient(config.transactionsUrl, config.upstreamTimeoutMs, internalAuth);
   const app = buildApp({ logger, transactions, internalAuth });
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

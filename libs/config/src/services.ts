@@ -13,6 +13,8 @@ const common = {
   /** Prepended to every exchange and queue name, so environments (and test files) share a broker safely. */
   amqpPrefix: str('AMQP_PREFIX', { default: '' }),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100 }),
+  /** A second port serving only GET /metrics (0: none; /metrics stays on the main port either way). */
+  metricsPort: port('METRICS_PORT', 0),
 };
 
 const database = {
