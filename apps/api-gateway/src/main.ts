@@ -16,7 +16,13 @@ async function main() {
   // Token rotations are broadcast on RabbitMQ; the gateway keeps serving while the broker is away.
   const amqp = new AmqpConnection({ url: config.amqpUrl, name: 'api-gateway', logger });
   const internalAuth = new InternalAuth(config.internalAuthSecrets);
-  const resolver = new TokenResolver(tokenLookupVia(transactions, internalAuth), config.tokenCacheTtlMs, () => amqp.isConnected());
+  const resolver = new TokenResolver(
+    tokenLookupVia(transactions, internalAuth),
+    config.tokenCacheTtlMs,
+    () => amqp.isConnected(),
+    Date.now,
+    config.tokenNegativeCacheSize,
+  );
   subscribeTokenRotations(amqp, config.amqpPrefix, (merchantId) => resolver.invalidateMerchant(merchantId), {
     onSubscribed: () => resolver.clear(),
   });

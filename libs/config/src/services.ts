@@ -45,6 +45,8 @@ export const gatewaySpec = {
   rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', { default: 100, min: 1, max: 1_000_000 }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
+  /** Unknown tokens remembered (1 s each, least recently used dropped first); valid ones are kept apart. */
+  tokenNegativeCacheSize: int('TOKEN_NEGATIVE_CACHE_SIZE', { default: 10_000, min: 1, max: 10_000_000 }),
   upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
   internalAuthSecrets,
   /** Shared store for the per-token rate limit across replicas; unset keeps the limit in memory per replica. */

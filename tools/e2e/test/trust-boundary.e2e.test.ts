@@ -16,7 +16,13 @@ let m1: Merchant;
 let m2: Merchant;
 beforeAll(async () => {
   // A long token cache, so the floods below (tens of seconds on a busy machine) outlast no entry's TTL.
-  stack = await startStack('trust', { RATE_LIMIT_PER_SECOND: '1000', BAD_TOKEN_LIMIT_PER_MINUTE: '1000000', TOKEN_CACHE_TTL_MS: '3600000' });
+  // A negative cache of 1,000 so that a flood overflows it in seconds, not minutes.
+  stack = await startStack('trust', {
+    RATE_LIMIT_PER_SECOND: '1000',
+    BAD_TOKEN_LIMIT_PER_MINUTE: '1000000',
+    TOKEN_CACHE_TTL_MS: '3600000',
+    TOKEN_NEGATIVE_CACHE_SIZE: '1000',
+  });
   m1 = stack.createMerchant('Trust one');
   m2 = stack.createMerchant('Trust two');
 }, 60_000);
@@ -138,9 +144,9 @@ describe('unauthenticated traffic is cheap to refuse', () => {
   it('keeps a valid token cached through more distinct unknown tokens of our shape than the negative cache holds', async () => {
     const own = api(stack, m1.apiToken);
     expect((await own('GET', '/api/getCallbackUrls')).status).toBe(200); // now cached
-    // MAX_NEGATIVE_ENTRIES (10,000) + 500: the negative cache overflows and evicts its own entries.
-    const statuses = await flood(junk(10_500, junkOfOurShape));
-    expect(Object.fromEntries(statuses)).toEqual({ 401: 10_500 });
+    // Three times TOKEN_NEGATIVE_CACHE_SIZE: the negative cache overflows and evicts its own entries.
+    const statuses = await flood(junk(3_000, junkOfOurShape));
+    expect(Object.fromEntries(statuses)).toEqual({ 401: 3_000 });
     const before = await resolveCalls();
     expect((await own('GET', '/api/getCallbackUrls')).status).toBe(200);
     expect(await resolveCalls()).toBe(before); // answered from the cache: nothing was evicted
@@ -151,6 +157,24 @@ describe('unauthenticated traffic is cheap to refuse', () => {
     const before = await resolveCalls();
     for (let i = 0; i < 5; i++) expect((await api(stack, token)('GET', '/api/getCallbackUrls')).status).toBe(401);
     expect(await resolveCalls()).toBe(before + 1);
+  });
+});
+
+describe('metrics on their own port (METRICS_PORT)', () => {
+  it('serves GET /metrics there and nothing else', async () => {
+    const metricsPort = await freePort();
+    const ui = await stack.startExtra('ui', { METRICS_PORT: String(metricsPort) });
+    try {
+      const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/^# HELP /m);
+      for (const path of ['/ui/viewTransaction', '/healthz', '/api/getCallbackUrls']) {
+        expect((await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId } })).status).toBe(404);
+      }
+      expect((await fetch(`${ui.url}/metrics`)).status).toBe(200); // still on the main port (contract §1)
+    } finally {
+      await ui.stop();
+    }
   });
 });
 

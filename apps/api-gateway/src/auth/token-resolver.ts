@@ -24,14 +24,13 @@ interface Entry {
 
 const DISCONNECTED_TTL_MS = 1000;
 const NEGATIVE_TTL_MS = 1000;
-export const MAX_NEGATIVE_ENTRIES = 10_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export class TokenResolver {
   private readonly positive = new Map<string, Entry>();
   /** Token hash → when the negative answer expires (ms). Least recently used entries go first. */
-  private readonly negative = new LRUCache<string, number>({ max: MAX_NEGATIVE_ENTRIES });
+  private readonly negative: LRUCache<string, number>;
   private readonly inFlight = new Map<string, Promise<string | undefined>>();
   /**
    * Bumped by every invalidation. A lookup that started before one may carry a rotated-away
@@ -45,7 +44,11 @@ export class TokenResolver {
     /** Whether the rotation broadcast is being received right now. */
     private readonly broadcastLive: () => boolean = () => false,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** TOKEN_NEGATIVE_CACHE_SIZE */
+    negativeCacheSize = 10_000,
+  ) {
+    this.negative = new LRUCache({ max: negativeCacheSize });
+  }
 
   async resolve(token: string): Promise<string | undefined> {
     const hash = hashToken(token);

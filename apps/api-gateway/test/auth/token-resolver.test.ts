@@ -1,4 +1,6 @@
-import { hashToken, MAX_NEGATIVE_ENTRIES, sameDigest, TokenResolver } from '../../src/auth/token-resolver';
+import { hashToken, sameDigest, TokenResolver } from '../../src/auth/token-resolver';
+
+const MAX_NEGATIVE_ENTRIES = 10_000;
 
 describe('token resolver cache', () => {
   let now = 0;
@@ -64,7 +66,7 @@ describe('token resolver cache', () => {
   });
 
   it('keeps a valid token through a flood of 100,000 distinct unknown ones, with bounded memory', async () => {
-    const r = new TokenResolver(lookup, 30_000, () => true, () => now);
+    const r = new TokenResolver(lookup, 30_000, () => true, () => now, MAX_NEGATIVE_ENTRIES);
     await r.resolve('tok-a');
     for (let i = 0; i < 100_000; i++) await r.resolve(`junk-${i}`);
     expect(r.size.positive).toBe(1);
