@@ -20,11 +20,10 @@ const RESOLVE_PATH = '/internal/auth/resolve';
 
 /**
  * Asks transactions-svc which merchant holds a token hash, with the gateway's proof (resolution
- * answers no one else); a lost upstream is a 503, never a 401. `onLookup` counts the round trips.
+ * answers no one else); a lost upstream is a 503, never a 401.
  */
-export function tokenLookupVia(transactions: Upstream, auth: InternalAuth, onLookup: () => void = () => {}): TokenLookup {
+export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): TokenLookup {
   return async (tokenHash) => {
-    onLookup();
     let res;
     try {
       const proof = auth.headers({ method: 'POST', path: RESOLVE_PATH, merchantId: '', requestId: randomUUID() });
