@@ -19,12 +19,18 @@ env.AMQP_URL ??= 'amqp://guest:guest@127.0.0.1:5672';
 env.CHECKPOINT_DISABLE ??= '1';
 const generatedAdminToken = env.ADMIN_TOKEN ? undefined : randomBytes(24).toString('base64url');
 env.ADMIN_TOKEN ??= generatedAdminToken;
+// The gateway proves each request to transactions-svc and ui with this shared secret; a fresh one
+// per start is enough for one machine (the services restart together).
+env.INTERNAL_AUTH_SECRETS ??= randomBytes(32).toString('base64url');
+// The internal services listen on loopback only: nobody else on the network can reach them, and
+// the gateway (HOST, default 0.0.0.0) is the only way in. Set INTERNAL_HOST to change that.
+const internalHost = env.INTERNAL_HOST ?? '127.0.0.1';
 
 const SERVICES = [
-  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? '3001' },
-  { name: 'callback-svc', port: env.CALLBACK_PORT ?? '3002' },
-  { name: 'ui', port: env.UI_PORT ?? '3003' },
-  { name: 'api-gateway', port: env.GATEWAY_PORT ?? '3000' },
+  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? '3001', host: internalHost },
+  { name: 'callback-svc', port: env.CALLBACK_PORT ?? '3002', host: internalHost },
+  { name: 'ui', port: env.UI_PORT ?? '3003', host: internalHost },
+  { name: 'api-gateway', port: env.GATEWAY_PORT ?? '3000', host: env.HOST ?? '0.0.0.0' },
 ];
 
 function step(msg) {
@@ -87,11 +93,11 @@ async function waitReady(port, timeoutMs = 60_000) {
   return false;
 }
 
-function startService({ name }) {
+function startService({ name, host }) {
   const cwd = path.join(root, 'apps', name);
   const child = spawn(process.execPath, ['--enable-source-maps', '--require', './dist/instrumentation.js', 'dist/main.js'], {
     cwd,
-    env,
+    env: { ...env, HOST: host },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `${name.padEnd(16)} |`;

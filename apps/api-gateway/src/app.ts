@@ -1,9 +1,10 @@
 /** Builds the gateway: auth + rate limit + validation + forwarding, OpenAPI and /docs. */
 import { EndpointHealth, Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
-import { createService } from '@dw/http-kit';
+import { createService, type InternalAuth } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { authenticate } from './auth/authenticate';
-import { TokenBuckets } from './auth/token-bucket';
+import { BadTokenLimit } from './auth/bad-token-limit';
+import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
 import { forward, forwardTo } from './forwarding';
 import { registerOpenApi } from './openapi';
@@ -13,7 +14,13 @@ import { upstreamAlive, type Upstream } from './upstreams';
 export interface GatewayDeps {
   logger: FastifyBaseLogger;
   resolver: TokenResolver;
-  rateLimitPerSecond: number;
+  /** The per-token limit (in memory, or shared through Redis). */
+  limiter: RateLimiter;
+  badTokenLimitPerMinute: number;
+  /** Signs every forwarded request and token lookup: the internal services believe nothing else. */
+  internalAuth: InternalAuth;
+  /** Proxies in front whose X-Forwarded-For gives the client address (0: the peer is the client). */
+  trustProxyHops?: number;
   transactions: Upstream;
   ui: Upstream;
 }
@@ -21,11 +28,19 @@ export interface GatewayDeps {
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = createService({
     logger: deps.logger,
-    readiness: { 'transactions-svc': () => upstreamAlive(deps.transactions), ui: () => upstreamAlive(deps.ui) },
+    // The merchant API needs transactions-svc only: while ui is down the API stays ready and /ui
+    // routes answer 503 (forwarding.ts), so an outage of the pages never takes the API out of service.
+    readiness: { 'transactions-svc': () => upstreamAlive(deps.transactions) },
+    trustProxy: deps.trustProxyHops ?? 0,
   });
   app.decorateRequest('merchantId', '');
-  const buckets = new TokenBuckets(deps.rateLimitPerSecond);
-  const sweep = setInterval(() => buckets.sweep(), 10_000).unref();
+  app.decorate('internalAuth', deps.internalAuth);
+  const badTokens = new BadTokenLimit(deps.badTokenLimitPerMinute);
+  const auth = { resolver: deps.resolver, limiter: deps.limiter, badTokens };
+  const sweep = setInterval(() => {
+    deps.limiter.sweep();
+    badTokens.sweep();
+  }, 10_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await Promise.all([deps.transactions.pool.close(), deps.ui.pool.close()]);
@@ -35,13 +50,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   await app.register(async (merchantApi) => {
     await forwardTo(merchantApi, deps.transactions);
-    authenticate(merchantApi, deps.resolver, buckets);
+    authenticate(merchantApi, auth);
     publicApiRoutes(merchantApi);
   });
 
   await app.register(async (viewer) => {
     await forwardTo(viewer, deps.ui);
-    authenticate(viewer, deps.resolver, buckets);
+    authenticate(viewer, auth);
     viewer.get(
       '/ui/viewTransaction',
       {

@@ -1,9 +1,11 @@
 import { ConfigError, loadGatewayConfig } from '@dw/config';
-import { runService } from '@dw/http-kit';
+import { InternalAuth, runService } from '@dw/http-kit';
 import { AmqpConnection, subscribeTokenRotations } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter';
 import { TokenResolver } from './auth/token-resolver';
+import { Redis } from 'ioredis';
 import { tokenLookupVia, upstream } from './upstreams';
 
 async function main() {
@@ -13,15 +15,44 @@ async function main() {
   const ui = upstream(config.uiUrl, config.upstreamTimeoutMs);
   // Token rotations are broadcast on RabbitMQ; the gateway keeps serving while the broker is away.
   const amqp = new AmqpConnection({ url: config.amqpUrl, name: 'api-gateway', logger });
-  const resolver = new TokenResolver(tokenLookupVia(transactions), config.tokenCacheTtlMs, () => amqp.isConnected());
+  const internalAuth = new InternalAuth(config.internalAuthSecrets);
+  const resolver = new TokenResolver(
+    tokenLookupVia(transactions, internalAuth),
+    config.tokenCacheTtlMs,
+    () => amqp.isConnected(),
+    Date.now,
+    config.tokenNegativeCacheSize,
+  );
   subscribeTokenRotations(amqp, config.amqpPrefix, (merchantId) => resolver.invalidateMerchant(merchantId), {
     onSubscribed: () => resolver.clear(),
   });
   void amqp.start();
 
-  const app = await buildApp({ logger, resolver, rateLimitPerSecond: config.rateLimitPerSecond, transactions, ui });
-  app.addHook('onClose', async () => amqp.close());
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  // Shared across replicas through Redis when REDIS_URL is set. No offline queue and short timeouts:
+  // while Redis is away a request must fall back (or fail, per RATE_LIMIT_REDIS_DOWN) at once.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 500 })
+    : undefined;
+  redis?.on('error', () => {}); // reported by the limiter when a request needs it; ioredis reconnects by itself
+  const limiter: RateLimiter = redis
+    ? new RedisRateLimiter(redis, { prefix: config.redisPrefix, perSecond: config.rateLimitPerSecond, whenDown: config.rateLimitRedisDown, logger })
+    : new MemoryRateLimiter(config.rateLimitPerSecond);
+
+  const app = await buildApp({
+    logger,
+    resolver,
+    limiter,
+    badTokenLimitPerMinute: config.badTokenLimitPerMinute,
+    internalAuth,
+    trustProxyHops: config.trustProxyHops,
+    transactions,
+    ui,
+  });
+  app.addHook('onClose', async () => {
+    await amqp.close();
+    redis?.disconnect();
+  });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

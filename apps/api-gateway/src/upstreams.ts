@@ -1,5 +1,6 @@
 /** Keep-alive undici pools to the services the gateway forwards to. */
-import { serviceUnavailable } from '@dw/http-kit';
+import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { sameDigest, type TokenLookup } from './auth/token-resolver';
 
@@ -15,15 +16,21 @@ export function upstream(url: string, timeoutMs: number): Upstream {
   };
 }
 
-/** Asks transactions-svc which merchant holds a token hash; a lost upstream is a 503, never a 401. */
-export function tokenLookupVia(transactions: Upstream): TokenLookup {
+const RESOLVE_PATH = '/internal/auth/resolve';
+
+/**
+ * Asks transactions-svc which merchant holds a token hash, with the gateway's proof (resolution
+ * answers no one else); a lost upstream is a 503, never a 401.
+ */
+export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): TokenLookup {
   return async (tokenHash) => {
     let res;
     try {
+      const proof = auth.headers({ method: 'POST', path: RESOLVE_PATH, merchantId: '', requestId: randomUUID() });
       res = await transactions.pool.request({
         method: 'POST',
-        path: '/internal/auth/resolve',
-        headers: { 'content-type': 'application/json' },
+        path: RESOLVE_PATH,
+        headers: { 'content-type': 'application/json', ...proof },
         body: JSON.stringify({ tokenHash }),
       });
     } catch {

@@ -24,7 +24,7 @@ async function main() {
   });
   // Not awaited: the service listens (and /readyz says 503) while RabbitMQ is still out of reach.
   amqp.start();
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

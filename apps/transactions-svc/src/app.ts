@@ -1,6 +1,6 @@
 /** Builds the transactions-svc Fastify instance; main.ts starts it, tests inject into it. */
 import type { TransactionsConfig } from '@dw/config';
-import { createService, requireMerchant } from '@dw/http-kit';
+import { createService, InternalAuth, requireInternalCaller, requireMerchant } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { PrismaClient } from './generated/prisma/client';
 import { mapDatabaseError } from './db-errors';
@@ -16,7 +16,7 @@ import { operatorRoutes } from './routes/operator-status';
 import { viewTransactionRoutes } from './routes/view-transactions';
 
 export interface AppDeps {
-  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts'>;
+  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'>;
   db: PrismaClient;
   logger: FastifyBaseLogger;
 }
@@ -28,8 +28,11 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     mapError: mapDatabaseError,
   });
 
+  // Only the gateway (and the ui, acting for the merchant the gateway authenticated) speaks for a
+  // merchant or resolves tokens; the operator API has its own admin token.
+  const internalAuth = new InternalAuth(config.internalAuthSecrets);
   app.register(async (merchantApi) => {
-    requireMerchant(merchantApi);
+    requireMerchant(merchantApi, internalAuth);
     createTransactionRoutes(merchantApi, db);
     callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
     viewTransactionRoutes(merchantApi, db);
@@ -38,7 +41,10 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     rotateCallbackSecretRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);
-  internalAuthRoutes(app, db);
+  app.register(async (gatewayOnly) => {
+    requireInternalCaller(gatewayOnly, internalAuth);
+    internalAuthRoutes(gatewayOnly, db);
+  });
 
   let settler: Settler | undefined;
   if (config.sandboxSettleMs > 0) {

@@ -16,7 +16,7 @@ async function main() {
     await relay.stop();
     await db.$disconnect();
   });
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

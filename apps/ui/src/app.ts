@@ -1,5 +1,5 @@
 /** Builds the ui service; main.ts starts it, tests inject into it. */
-import { createService } from '@dw/http-kit';
+import { createService, type InternalAuth } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
 import { endpointHealthRoutes } from './routes/endpoint-health';
@@ -10,17 +10,19 @@ import type { TransactionsClient } from './transactions-client';
 export interface UiDeps {
   logger: FastifyBaseLogger;
   transactions: TransactionsClient;
+  /** Verifies that a request naming a merchant came through the gateway. */
+  internalAuth: InternalAuth;
   assets?: Assets;
 }
 
-export function buildApp({ logger, transactions, assets = loadAssets() }: UiDeps): FastifyInstance {
+export function buildApp({ logger, transactions, internalAuth, assets = loadAssets() }: UiDeps): FastifyInstance {
   const app = createService({ logger, readiness: { 'transactions-svc': () => transactions.alive() } });
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);
   // Its own encapsulated scope, so the merchant hook and HTML error pages apply to these alone.
   app.register(async (scope) => {
-    viewTransactionRoutes(scope, transactions, assets);
+    viewTransactionRoutes(scope, transactions, assets, internalAuth);
     endpointHealthRoutes(scope, transactions, assets);
   });
   return app;

@@ -1,5 +1,5 @@
 import { ConfigError, loadUiConfig } from '@dw/config';
-import { runService } from '@dw/http-kit';
+import { InternalAuth, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { transactionsClient } from './transactions-client';
@@ -7,9 +7,10 @@ import { transactionsClient } from './transactions-client';
 async function main() {
   const config = loadUiConfig();
   const logger = createLogger('ui', config.logLevel);
-  const transactions = transactionsClient(config.transactionsUrl, config.upstreamTimeoutMs);
-  const app = buildApp({ logger, transactions });
-  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  const internalAuth = new InternalAuth(config.internalAuthSecrets);
+  const transactions = transactionsClient(config.transactionsUrl, config.upstreamTimeoutMs, internalAuth);
+  const app = buildApp({ logger, transactions, internalAuth });
+  await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
 main().catch((err) => {

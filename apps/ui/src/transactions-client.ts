@@ -7,13 +7,11 @@ import { StringDecoder } from 'node:string_decoder';
 import {
   type EndpointHealth,
   type ExportRow,
-  HEADER_MERCHANT_ID,
-  HEADER_REQUEST_ID,
   type Problem,
   type TransactionDetail,
   type TransactionPage,
 } from '@dw/contracts';
-import { serviceUnavailable } from '@dw/http-kit';
+import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
 import { Pool } from 'undici';
 
 export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem };
@@ -55,13 +53,14 @@ async function* ndjsonRows(body: AsyncIterable<Buffer>): AsyncGenerator<ExportRo
 const isProblem = (body: unknown): body is Problem =>
   typeof body === 'object' && body !== null && typeof (body as Problem).status === 'number' && 'code' in body;
 
-export function transactionsClient(baseUrl: string, timeoutMs: number): TransactionsClient {
+/** `auth` proves each request to transactions-svc, which acts for a merchant only on that proof. */
+export function transactionsClient(baseUrl: string, timeoutMs: number, auth: InternalAuth): TransactionsClient {
   const pool = new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
-  const headers = (scope: RequestScope, accept = 'application/json') => ({
+  // The proof covers this very request: method, path with query, merchant and request id.
+  const headers = (scope: RequestScope, path: string, accept = 'application/json') => ({
     accept,
-    [HEADER_MERCHANT_ID]: scope.merchantId,
-    [HEADER_REQUEST_ID]: scope.requestId,
+    ...auth.headers({ method: 'GET', path, merchantId: scope.merchantId, requestId: scope.requestId }),
   });
 
   const search = (filters: ListFilters) => {
@@ -77,7 +76,7 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
       const res = await pool.request({
         method: 'GET',
         path,
-        headers: headers(scope),
+        headers: headers(scope, path),
       });
       statusCode = res.statusCode;
       body = await res.body.json().catch(() => undefined);
@@ -100,7 +99,8 @@ export function transactionsClient(baseUrl: string, timeoutMs: number): Transact
       let res: Awaited<ReturnType<Pool['request']>>;
       try {
         // No body timeout: a large export streams for longer than one page takes.
-        res = await pool.request({ method: 'GET', path: `/api/transactions/export?${search(filters)}`, headers: headers(scope, 'application/x-ndjson'), bodyTimeout: 0 });
+        const path = `/api/transactions/export?${search(filters)}`;
+        res = await pool.request({ method: 'GET', path, headers: headers(scope, path, 'application/x-ndjson'), bodyTimeout: 0 });
       } catch {
         throw serviceUnavailable();
       }

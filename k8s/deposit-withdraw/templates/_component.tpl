@@ -4,9 +4,14 @@ the same image and differ only in their folder, port, credentials and scaling. E
 (dict "root" $ "key" "<values block>").
 */}}
 
-{{/* Which credentials each component reads from the Secret (least privilege: the ui needs none). */}}
+{{/*
+Which credentials each component reads from the Secret (least privilege): INTERNAL_AUTH_SECRETS
+only where requests are signed or verified (gateway, transactions-svc, ui), REDIS_URL only in the gateway.
+*/}}
 {{- define "dw.componentSecretKeys" -}}
-{{- $keys := dict "apiGateway" (list "AMQP_URL") "transactionsSvc" (list "DATABASE_URL" "AMQP_URL" "ADMIN_TOKEN") "callbackSvc" (list "DATABASE_URL" "AMQP_URL") "ui" (list) }}
+{{- $gateway := list "AMQP_URL" "INTERNAL_AUTH_SECRETS" }}
+{{- if .root.Values.redis.enabled }}{{- $gateway = append $gateway "REDIS_URL" }}{{- end }}
+{{- $keys := dict "apiGateway" $gateway "transactionsSvc" (list "DATABASE_URL" "AMQP_URL" "ADMIN_TOKEN" "INTERNAL_AUTH_SECRETS") "callbackSvc" (list "DATABASE_URL" "AMQP_URL") "ui" (list "INTERNAL_AUTH_SECRETS") }}
 {{- toJson (get $keys .key) }}
 {{- end }}
 
@@ -37,7 +42,7 @@ spec:
         {{- end }}
         {{- if $root.Values.metrics.scrapeAnnotations }}
         prometheus.io/scrape: "true"
-        prometheus.io/port: {{ $c.containerPort | quote }}
+        prometheus.io/port: {{ $root.Values.metrics.port | quote }}
         prometheus.io/path: /metrics
         {{- end }}
         {{- with $root.Values.podAnnotations }}
@@ -69,6 +74,10 @@ spec:
           ports:
             - name: http
               containerPort: {{ $c.containerPort }}
+              protocol: TCP
+            # Serves only GET /metrics: the one port monitoring may reach (networkpolicy.yaml).
+            - name: metrics
+              containerPort: {{ $root.Values.metrics.port }}
               protocol: TCP
           envFrom:
             - configMapRef:
@@ -176,6 +185,10 @@ spec:
         target:
           type: Utilization
           averageUtilization: {{ $c.autoscaling.targetCPUUtilizationPercentage }}
+    {{- with $c.autoscaling.extraMetrics }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
 

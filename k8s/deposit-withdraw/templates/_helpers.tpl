@@ -99,6 +99,11 @@ app.kubernetes.io/component: {{ include "dw.componentName" . }}
 {{- end }}
 
 {{/* In-cluster base URL of a component's Service, e.g. for TRANSACTIONS_URL. */}}
+{{/* REDIS_URL: the given one, or the in-release Redis Service. */}}
+{{- define "dw.redisUrl" -}}
+{{- .Values.redis.url | default (printf "redis://%s-redis:6379" (include "dw.fullname" .)) }}
+{{- end }}
+
 {{- define "dw.componentUrl" -}}
 {{- $c := index .root.Values .key }}
 {{- printf "http://%s:%v" (include "dw.componentFullname" .) $c.service.port }}
@@ -120,5 +125,6 @@ still finishing its work within its own timeout.
 {{- $_ := required "secrets.databaseUrl is required (or set secrets.existingSecret)" .Values.secrets.databaseUrl }}
 {{- $_ = required "secrets.amqpUrl is required (or set secrets.existingSecret)" .Values.secrets.amqpUrl }}
 {{- $_ = required "secrets.adminToken is required (or set secrets.existingSecret)" .Values.secrets.adminToken }}
+{{- $_ = required "secrets.internalAuthSecrets is required (or set secrets.existingSecret): e.g. openssl rand -base64 32" .Values.secrets.internalAuthSecrets }}
 {{- end }}
 {{- end }}

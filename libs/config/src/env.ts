@@ -83,6 +83,12 @@ export function url(name: string, opts: { default?: string; protocols: string[] 
   });
 }
 
+/** A URL that may be left unset (the feature it enables is then off). */
+export function optionalUrl(name: string, protocols: string[]): Setting<string | undefined> {
+  const inner = url(name, { protocols });
+  return setting(name, (raw) => (raw === undefined ? undefined : inner.read({ [name]: raw })));
+}
+
 export function intList(
   name: string,
   opts: { default: number[]; min?: number; max?: number; minLength?: number },
@@ -99,6 +105,30 @@ export function intList(
     }
     return values;
   });
+}
+
+export function oneOf<T extends string>(name: string, values: readonly T[], def: T): Setting<T> {
+  return setting(name, (raw) => {
+    if (raw === undefined) return def;
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    return fail(name, `one of ${values.map((v) => `"${v}"`).join(', ')}`, raw);
+  });
+}
+
+/** A comma-separated list of secrets, each at least `minLength` characters; required. */
+export function secretList(name: string, opts: { minLength: number; hint: string }): Setting<string[]> {
+  const expected = `a comma-separated list of secrets of at least ${opts.minLength} characters; ${opts.hint}`;
+  return {
+    name,
+    read(env) {
+      const raw = env[name];
+      const items = (raw ?? '').split(',').map((s) => s.trim());
+      if (raw === undefined || raw.trim() === '') throw new SettingError(`${name} is required (${expected})`);
+      // The value itself is never echoed: it is a secret.
+      if (items.some((s) => s.length < opts.minLength)) throw new SettingError(`${name} must be ${expected}`);
+      return items;
+    },
+  };
 }
 
 export type ConfigOf<S extends Record<string, Setting<unknown>>> = { readonly [K in keyof S]: ReturnType<S[K]['read']> };

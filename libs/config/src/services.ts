@@ -2,7 +2,7 @@
  * Every setting of every service, in one place: names, defaults and ranges. The docs' configuration
  * table mirrors this file.
  */
-import { bool, int, intList, optionalStr, parseEnv, port, str, url, type ConfigOf, type Env } from './env';
+import { bool, int, intList, oneOf, optionalStr, optionalUrl, parseEnv, port, secretList, str, url, type ConfigOf, type Env } from './env';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -13,6 +13,8 @@ const common = {
   /** Prepended to every exchange and queue name, so environments (and test files) share a broker safely. */
   amqpPrefix: str('AMQP_PREFIX', { default: '' }),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100 }),
+  /** A second port serving only GET /metrics (0: none; /metrics stays on the main port either way). */
+  metricsPort: port('METRICS_PORT', 0),
 };
 
 const database = {
@@ -24,6 +26,16 @@ const amqp = { amqpUrl: url('AMQP_URL', { default: DEFAULT_AMQP_URL, protocols: 
 
 const allowPrivateHosts = bool('CALLBACK_ALLOW_PRIVATE_HOSTS', false);
 
+/**
+ * The shared secret(s) with which the gateway (and the ui) prove to the internal services that a
+ * request came through the gateway. Required: without it those services would trust anyone who
+ * reaches their port. The first signs, every one verifies (rotation without downtime).
+ */
+const internalAuthSecrets = secretList('INTERNAL_AUTH_SECRETS', {
+  minLength: 32,
+  hint: 'e.g. `openssl rand -base64 32`; the same value in api-gateway, transactions-svc and ui',
+});
+
 export const gatewaySpec = {
   ...common,
   ...amqp,
@@ -33,7 +45,20 @@ export const gatewaySpec = {
   rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', { default: 100, min: 1, max: 1_000_000 }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
+  /** Unknown tokens remembered (1 s each, least recently used dropped first); valid ones are kept apart. */
+  tokenNegativeCacheSize: int('TOKEN_NEGATIVE_CACHE_SIZE', { default: 10_000, min: 1, max: 10_000_000 }),
   upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
+  internalAuthSecrets,
+  /** Shared store for the per-token rate limit across replicas; unset keeps the limit in memory per replica. */
+  redisUrl: optionalUrl('REDIS_URL', ['redis', 'rediss']),
+  /** Prepended to every Redis key, so environments (and test files) share a Redis safely. */
+  redisPrefix: str('REDIS_PREFIX', { default: 'dw:' }),
+  /** While Redis is unreachable: `open` limits per replica in memory, `closed` answers 503. */
+  rateLimitRedisDown: oneOf('RATE_LIMIT_REDIS_DOWN', ['open', 'closed'] as const, 'open'),
+  /** Requests with a bad token one client address may make a minute (burst of the same size) before 429. */
+  badTokenLimitPerMinute: int('BAD_TOKEN_LIMIT_PER_MINUTE', { default: 60, min: 1, max: 1_000_000 }),
+  /** Proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: none). */
+  trustProxyHops: int('TRUST_PROXY_HOPS', { default: 0, min: 0, max: 10 }),
 };
 
 export const transactionsSpec = {
@@ -42,6 +67,7 @@ export const transactionsSpec = {
   ...amqp,
   port: port('TRANSACTIONS_PORT', 3001),
   adminToken: optionalStr('ADMIN_TOKEN'),
+  internalAuthSecrets,
   sandboxSettleMs: int('SANDBOX_SETTLE_MS', { default: 0, min: 0, max: 86_400_000 }),
   allowPrivateHosts,
 };
@@ -72,6 +98,7 @@ export const uiSpec = {
   port: port('UI_PORT', 3003),
   transactionsUrl: url('TRANSACTIONS_URL', { default: 'http://127.0.0.1:3001', protocols: ['http', 'https'] }),
   upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
+  internalAuthSecrets,
 };
 
 export type GatewayConfig = ConfigOf<typeof gatewaySpec>;

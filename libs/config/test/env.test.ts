@@ -1,9 +1,20 @@
-import { ConfigError, loadCallbackConfig, loadGatewayConfig, loadTransactionsConfig, parseEnv, int, url } from '../src';
+import { ConfigError, loadCallbackConfig, loadGatewayConfig, loadTransactionsConfig, loadUiConfig, parseEnv, int, url } from '../src';
+
+const SECRET = 'x'.repeat(32);
+const internal = { INTERNAL_AUTH_SECRETS: SECRET };
 
 describe('service configuration from the environment', () => {
   it('applies the documented defaults', () => {
-    expect(loadGatewayConfig({})).toMatchObject({ port: 3000, rateLimitPerSecond: 100, transactionsUrl: 'http://127.0.0.1:3001' });
-    expect(loadTransactionsConfig({})).toMatchObject({
+    expect(loadGatewayConfig(internal)).toMatchObject({
+      port: 3000,
+      rateLimitPerSecond: 100,
+      transactionsUrl: 'http://127.0.0.1:3001',
+      redisUrl: undefined,
+      rateLimitRedisDown: 'open',
+      badTokenLimitPerMinute: 60,
+      trustProxyHops: 0,
+    });
+    expect(loadTransactionsConfig(internal)).toMatchObject({
       port: 3001,
       databaseUrl: 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw',
       sandboxSettleMs: 0,
@@ -40,5 +51,37 @@ describe('service configuration from the environment', () => {
   it('says when a required setting is missing', () => {
     expect(() => parseEnv({ u: url('UPSTREAM', { protocols: ['http'] }) }, {})).toThrow(/UPSTREAM is required/);
     expect(() => parseEnv({ n: int('N', { min: 1, max: 5 }) }, { N: '9' })).toThrow(/N must be an integer from 1 to 5 \(got "9"\)/);
+  });
+
+  describe('INTERNAL_AUTH_SECRETS (the proof that a request came through the gateway)', () => {
+    it.each([
+      ['api-gateway', loadGatewayConfig],
+      ['transactions-svc', loadTransactionsConfig],
+      ['ui', loadUiConfig],
+    ] as const)('%s refuses to start without it, naming it', (_name, load) => {
+      expect(() => load({})).toThrow(/INTERNAL_AUTH_SECRETS is required/);
+    });
+
+    it('reads a comma-separated list (the first signs) and refuses a short secret without echoing it', () => {
+      expect(loadTransactionsConfig({ INTERNAL_AUTH_SECRETS: `${SECRET}, ${'y'.repeat(40)}` }).internalAuthSecrets).toEqual([
+        SECRET,
+        'y'.repeat(40),
+      ]);
+      let message = '';
+      try {
+        loadUiConfig({ INTERNAL_AUTH_SECRETS: `${SECRET},short-secret-value` });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain('INTERNAL_AUTH_SECRETS must be');
+      expect(message).not.toContain('short-secret-value');
+    });
+  });
+
+  it('reads the shared rate-limit store settings of the gateway', () => {
+    const c = loadGatewayConfig({ ...internal, REDIS_URL: 'redis://127.0.0.1:6379/', RATE_LIMIT_REDIS_DOWN: 'closed' });
+    expect(c).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', rateLimitRedisDown: 'closed' });
+    expect(() => loadGatewayConfig({ ...internal, REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
+    expect(() => loadGatewayConfig({ ...internal, RATE_LIMIT_REDIS_DOWN: 'maybe' })).toThrow(/RATE_LIMIT_REDIS_DOWN/);
   });
 });

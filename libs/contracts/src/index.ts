@@ -8,3 +8,4 @@ export * from './headers';
 export * from './event-body';
 export * from './endpoint-health';
 export * from './secret-rotation';
+export * from './api-token';

@@ -20,6 +20,8 @@ export interface ServiceOptions {
   bodyLimit?: number;
   /** Turns dependency errors (a lost database connection, say) into problems such as 503. */
   mapError?: (error: unknown) => ApiError | undefined;
+  /** Proxy hops whose X-Forwarded-For is believed for request.ip (Fastify's trustProxy); 0 by default. */
+  trustProxy?: number;
 }
 
 export function createService(opts: ServiceOptions): FastifyInstance {
@@ -30,6 +32,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     routerOptions: { maxParamLength: 200 },
   });

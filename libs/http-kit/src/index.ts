@@ -7,3 +7,4 @@ export * from './health';
 export * from './create-service';
 export * from './run-service';
 export * from './merchant-scope';
+export * from './internal-auth';

@@ -3,7 +3,8 @@
  * requests, finishes the ones in flight, runs the service's own close hooks (consumers hand back
  * unacked messages), flushes telemetry and exits 0.
  */
-import { shutdownTelemetry } from '@dw/telemetry';
+import http from 'node:http';
+import { renderMetrics, shutdownTelemetry } from '@dw/telemetry';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 
@@ -12,14 +13,38 @@ export interface RunOptions {
   port: number;
   host: string;
   shutdownTimeoutMs: number;
+  /** When set (>0), /metrics is also served alone on this port (METRICS_PORT), for Prometheus. */
+  metricsPort?: number;
 }
 
-export async function runService({ app, port, host, shutdownTimeoutMs }: RunOptions): Promise<void> {
+/**
+ * A listener that answers GET /metrics and nothing else, so monitoring can be allowed this port
+ * without reaching the service's API (k8s NetworkPolicy).
+ */
+function metricsServer(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      return;
+    }
+    renderMetrics().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
+  });
+}
+
+export async function runService({ app, port, host, shutdownTimeoutMs, metricsPort }: RunOptions): Promise<void> {
+  const metrics = metricsPort ? metricsServer() : undefined;
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    metrics?.close();
     await app.close();
     await shutdownTelemetry();
   });
+  if (metrics) {
+    await new Promise<void>((resolve, reject) => metrics.once('error', reject).listen(metricsPort, host, resolve));
+  }
   await app.listen({ port, host });
 }

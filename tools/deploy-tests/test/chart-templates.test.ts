@@ -42,12 +42,17 @@ const secrets = (): Env => ({
   DATABASE_URL: String(valueAt(values, 'secrets.databaseUrl')),
   AMQP_URL: String(valueAt(values, 'secrets.amqpUrl')),
   ADMIN_TOKEN: String(valueAt(values, 'secrets.adminToken')),
+  INTERNAL_AUTH_SECRETS: String(valueAt(values, 'secrets.internalAuthSecrets')),
 });
+const required = { INTERNAL_AUTH_SECRETS: 'x'.repeat(32) };
 
-/** Drops what a deployment must set differently from a developer machine: addresses and tokens. */
+/**
+ * Drops what a deployment must set differently from a developer machine: addresses, tokens, and
+ * the metrics port (the chart serves /metrics on its own port so monitoring reaches nothing else).
+ */
 function withoutAddresses<T extends object>(config: T): Partial<T> {
   const out = { ...config } as Record<string, unknown>;
-  for (const key of ['databaseUrl', 'amqpUrl', 'transactionsUrl', 'uiUrl', 'adminToken']) delete out[key];
+  for (const key of ['databaseUrl', 'amqpUrl', 'transactionsUrl', 'uiUrl', 'adminToken', 'internalAuthSecrets', 'metricsPort']) delete out[key];
   return out as Partial<T>;
 }
 
@@ -86,10 +91,38 @@ describe('chart templates', () => {
 
   it("give each service a configuration its own loader accepts, with the services' defaults", () => {
     const env = { ...configMapEnv(), ...secrets() };
-    expect(withoutAddresses(loadGatewayConfig(env))).toEqual(withoutAddresses(loadGatewayConfig({})));
-    expect(withoutAddresses(loadTransactionsConfig(env))).toEqual(withoutAddresses(loadTransactionsConfig({})));
+    expect(withoutAddresses(loadGatewayConfig(env))).toEqual(withoutAddresses(loadGatewayConfig(required)));
+    expect(withoutAddresses(loadTransactionsConfig(env))).toEqual(withoutAddresses(loadTransactionsConfig(required)));
     expect(withoutAddresses(loadCallbackConfig(env))).toEqual(withoutAddresses(loadCallbackConfig({})));
-    expect(withoutAddresses(loadUiConfig(env))).toEqual(withoutAddresses(loadUiConfig({})));
+    expect(withoutAddresses(loadUiConfig(env))).toEqual(withoutAddresses(loadUiConfig(required)));
+    expect(loadGatewayConfig(env).metricsPort).toBe(valueAt(values, 'metrics.port'));
+  });
+
+  it('give INTERNAL_AUTH_SECRETS to the gateway, transactions-svc and ui only, and REDIS_URL to the gateway only when redis.enabled', () => {
+    const component = templates.get('_component.tpl')!;
+    expect(component).toMatch(/"apiGateway" \$gateway "transactionsSvc" \(list "DATABASE_URL" "AMQP_URL" "ADMIN_TOKEN" "INTERNAL_AUTH_SECRETS"\) "callbackSvc" \(list "DATABASE_URL" "AMQP_URL"\) "ui" \(list "INTERNAL_AUTH_SECRETS"\)/);
+    expect(component).toMatch(/\$gateway := list "AMQP_URL" "INTERNAL_AUTH_SECRETS"/);
+    expect(component).toMatch(/if \.root\.Values\.redis\.enabled \}\}\{\{- \$gateway = append \$gateway "REDIS_URL"/);
+    expect(templates.get('secret.yaml')).toContain('INTERNAL_AUTH_SECRETS: {{ .Values.secrets.internalAuthSecrets | b64enc | quote }}');
+    expect(templates.get('_helpers.tpl')).toContain('required "secrets.internalAuthSecrets is required');
+    expect(valueAt(chartValues(), 'redis.enabled')).toBe(false);
+    expect(templates.get('redis.yaml')).toMatch(/^\{\{- if and \.Values\.redis\.enabled \(not \.Values\.redis\.url\) \}\}$/m);
+  });
+
+  it('serve metrics on their own port, the only one monitoring may reach', () => {
+    const component = templates.get('_component.tpl')!;
+    expect(component).toMatch(/- name: metrics\s+containerPort: \{\{ \$root\.Values\.metrics\.port \}\}/);
+    expect(component).toContain('prometheus.io/port: {{ $root.Values.metrics.port | quote }}');
+    const policy = templates.get('networkpolicy.yaml')!;
+    const monitoringRule = /\{\{- if \$np\.metrics\.enabled \}\}\s+- ports:\s+- port: (\w+)/.exec(policy);
+    expect(monitoringRule?.[1]).toBe('metrics');
+    expect(templates.get('configmap.yaml')).toContain('METRICS_PORT: {{ .Values.metrics.port | quote }}');
+  });
+
+  it('let only the gateway and ui reach transactions-svc, and only the gateway reach ui', () => {
+    expect(templates.get('networkpolicy.yaml')).toContain(
+      '$callers := dict "apiGateway" (list) "transactionsSvc" (list "apiGateway" "ui") "callbackSvc" (list) "ui" (list "apiGateway")',
+    );
   });
 
   it('set terminationGracePeriodSeconds above SHUTDOWN_TIMEOUT_MS plus the preStop sleep', () => {

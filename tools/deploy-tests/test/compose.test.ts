@@ -25,19 +25,28 @@ const dependsOn = (name: string): Record<string, string> =>
 describe('docker-compose.yml', () => {
   it('runs the infrastructure, a one-shot migration and the four services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api-gateway', 'callback-svc', 'jaeger', 'migrate', 'postgres', 'rabbitmq', 'transactions-svc', 'ui'].sort(),
+      ['api-gateway', 'callback-svc', 'jaeger', 'migrate', 'postgres', 'rabbitmq', 'redis', 'transactions-svc', 'ui'].sort(),
     );
     expect(service('postgres')['image']).toBe('postgres:15');
-    expect(service('rabbitmq')['image']).toBe('rabbitmq:3.10-management');
+    expect(String(service('rabbitmq')['image'])).toMatch(/^rabbitmq:4\.\d+-management$/);
+    expect(String(service('redis')['image'])).toMatch(/^redis:7/);
     expect(String(service('jaeger')['image'])).toMatch(/^jaegertracing\/all-in-one:/);
     expect(service('jaeger')['environment']).toMatchObject({ COLLECTOR_OTLP_ENABLED: 'true' });
   });
 
-  it('publishes only the gateway, the Jaeger UI and the RabbitMQ management UI', () => {
+  it('publishes only the gateway, and the Jaeger and RabbitMQ management UIs on 127.0.0.1 alone', () => {
     const published = Object.entries(services).flatMap(([name, s]) =>
       ((s['ports'] ?? []) as Json[]).map((p) => `${name} ${String(p)}`),
     );
-    expect(published.sort()).toEqual(['api-gateway 3000:3000', 'jaeger 16686:16686', 'rabbitmq 15672:15672']);
+    expect(published.sort()).toEqual(['api-gateway 3000:3000', 'jaeger 127.0.0.1:16686:16686', 'rabbitmq 127.0.0.1:15672:15672']);
+  });
+
+  it('gives the gateway, transactions-svc and ui one internal secret, and the gateway Redis', () => {
+    const secrets = ['api-gateway', 'transactions-svc', 'ui'].map((app) => loadGatewayConfig(envOf(app)).internalAuthSecrets);
+    expect(secrets[1]).toEqual(secrets[0]);
+    expect(secrets[2]).toEqual(secrets[0]);
+    expect(loadGatewayConfig(envOf('api-gateway')).redisUrl).toBe('redis://redis:6379');
+    expect(dependsOn('api-gateway')).toMatchObject({ redis: 'service_healthy' });
   });
 
   it('selects each app in the one image and checks its /readyz on its own port', () => {
@@ -58,7 +67,8 @@ describe('docker-compose.yml', () => {
       expect(dependsOn(app)).toMatchObject({ migrate: 'service_completed_successfully', rabbitmq: 'service_healthy' });
     }
     expect(dependsOn('ui')).toMatchObject({ 'transactions-svc': 'service_healthy' });
-    expect(dependsOn('api-gateway')).toMatchObject({ 'transactions-svc': 'service_healthy', ui: 'service_healthy' });
+    // The gateway's readiness needs transactions-svc only; the ui may come up later.
+    expect(dependsOn('api-gateway')).toMatchObject({ 'transactions-svc': 'service_healthy', ui: 'service_started' });
   });
 
   it("gives each service an environment its own config loader accepts, on its contract port", () => {

@@ -26,7 +26,7 @@ describe('values.schema.json', () => {
 
   it('refuses values.yaml alone: credentials are neither given nor referenced', () => {
     const paths = errorsFor(defaults).map((e) => e.instancePath);
-    expect(paths).toEqual(expect.arrayContaining(['/secrets/databaseUrl', '/secrets/amqpUrl', '/secrets/adminToken']));
+    expect(paths).toEqual(expect.arrayContaining(['/secrets/databaseUrl', '/secrets/amqpUrl', '/secrets/adminToken', '/secrets/internalAuthSecrets']));
   });
 
   it('refuses a misspelt key in a component block', () => {

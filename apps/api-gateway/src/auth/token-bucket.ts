@@ -1,7 +1,7 @@
 /**
- * Per-token rate limit: a token bucket of RATE_LIMIT_PER_SECOND tokens refilled continuously at that
- * rate, so a client gets a burst of N and then N per second. (@fastify/rate-limit counts fixed
- * windows, which let 2N through across a window edge; the contract asks for a bucket.)
+ * In-memory token buckets: `capacity` tokens refilled continuously at `refillPerSecond`, so a
+ * client gets a burst of `capacity` and then `refillPerSecond` a second. (@fastify/rate-limit counts
+ * fixed windows, which let 2N through across a window edge; the contract asks for a bucket.)
  */
 interface Bucket {
   tokens: number;
@@ -12,29 +12,47 @@ export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
-    private readonly perSecond: number,
+    private readonly capacity: number,
     private readonly now: () => number = Date.now,
+    private readonly refillPerSecond: number = capacity,
   ) {}
 
   /** 0 when the request may pass (and is counted), else the whole seconds to wait. */
   take(key: string): number {
-    const now = this.now();
-    const b = this.buckets.get(key) ?? { tokens: this.perSecond, at: now };
-    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
-    b.at = now;
+    const b = this.current(key);
     this.buckets.set(key, b);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+    return this.waitFor(b);
   }
 
-  /** Drops full buckets so idle tokens don't accumulate memory. */
+  /** Like take, without counting: 0 when a token is left, else the whole seconds to wait. */
+  peek(key: string): number {
+    const b = this.buckets.get(key);
+    if (!b) return 0;
+    const cur = this.current(key);
+    return cur.tokens >= 1 ? 0 : this.waitFor(cur);
+  }
+
+  /** Drops full buckets so idle keys don't accumulate memory. */
   sweep(): void {
     const now = this.now();
     for (const [key, b] of this.buckets) {
-      if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.perSecond) this.buckets.delete(key);
+      if (b.tokens + ((now - b.at) / 1000) * this.refillPerSecond >= this.capacity) this.buckets.delete(key);
     }
+  }
+
+  private current(key: string): Bucket {
+    const now = this.now();
+    const b = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
+    b.tokens = Math.min(this.capacity, b.tokens + ((now - b.at) / 1000) * this.refillPerSecond);
+    b.at = now;
+    return b;
+  }
+
+  private waitFor(b: Bucket): number {
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.refillPerSecond));
   }
 }

@@ -3,8 +3,14 @@
  * are cached by the token's SHA-256. A rotation broadcast (RabbitMQ fanout) evicts a merchant's
  * entries on every replica at once; while that broadcast is not connected, entries live at most
  * one second, so a rotated-away token still stops working within a second.
+ *
+ * Junk is cheap: positive and negative answers live apart. Positive entries exist only for real
+ * tokens (at most a few per merchant), so they need no bound and nothing evicts them; negative ones
+ * live one second in an LRU of bounded size, so a flood of distinct junk tokens costs bounded
+ * memory and never pushes a valid token out. (Malformed tokens never get here: authenticate.ts.)
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 export interface TokenLookup {
   /** The merchant of this token hash (hex SHA-256), or undefined when no merchant has it. */
@@ -12,59 +18,100 @@ export interface TokenLookup {
 }
 
 interface Entry {
-  merchantId: string | undefined;
+  merchantId: string;
   at: number;
 }
 
 const DISCONNECTED_TTL_MS = 1000;
 const NEGATIVE_TTL_MS = 1000;
-const MAX_ENTRIES = 100_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export class TokenResolver {
-  private readonly cache = new Map<string, Entry>();
+  private readonly positive = new Map<string, Entry>();
+  /** Token hash → when the negative answer expires (ms). Least recently used entries go first. */
+  private readonly negative: LRUCache<string, number>;
   private readonly inFlight = new Map<string, Promise<string | undefined>>();
+  /**
+   * Bumped by every invalidation. A lookup that started before one may carry a rotated-away
+   * token's merchant: its answer is returned to its own request but never cached.
+   */
+  private generation = 0;
+
   constructor(
     private readonly lookup: TokenLookup,
     private readonly ttlMs: number,
     /** Whether the rotation broadcast is being received right now. */
     private readonly broadcastLive: () => boolean = () => false,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** TOKEN_NEGATIVE_CACHE_SIZE */
+    negativeCacheSize = 10_000,
+  ) {
+    this.negative = new LRUCache({ max: negativeCacheSize });
+  }
 
   async resolve(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
-    const hit = this.cache.get(hash);
-    if (hit && this.now() - hit.at < this.ttlFor(hit)) return hit.merchantId;
+    const hit = this.positive.get(hash);
+    if (hit) {
+      if (this.now() - hit.at < this.positiveTtl()) return hit.merchantId;
+      this.positive.delete(hash);
+    }
+    const negativeUntil = this.negative.get(hash);
+    if (negativeUntil !== undefined) {
+      if (this.now() < negativeUntil) return undefined;
+      this.negative.delete(hash);
+    }
     let pending = this.inFlight.get(hash);
     if (!pending) {
-      pending = this.fetch(hash).finally(() => this.inFlight.delete(hash));
+      pending = this.fetch(hash);
       this.inFlight.set(hash, pending);
+      const mine = pending;
+      void mine.finally(() => {
+        if (this.inFlight.get(hash) === mine) this.inFlight.delete(hash);
+      }).catch(() => {});
     }
     return pending;
   }
 
+  /** The merchant of a token the cache holds right now; never a lookup. */
+  cached(token: string): string | undefined {
+    const hit = this.positive.get(hashToken(token));
+    return hit && this.now() - hit.at < this.positiveTtl() ? hit.merchantId : undefined;
+  }
+
   /** Called by the rotation subscriber. */
   invalidateMerchant(merchantId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.merchantId === merchantId) this.cache.delete(hash);
+    this.generation++;
+    for (const [hash, entry] of this.positive) if (entry.merchantId === merchantId) this.positive.delete(hash);
+    // Requests arriving from now on must not join a lookup that began before the rotation.
+    this.inFlight.clear();
   }
 
   /** On every (re)subscription to the broadcast: rotations may have been missed meanwhile. */
   clear(): void {
-    this.cache.clear();
+    this.generation++;
+    this.positive.clear();
+    this.negative.clear();
+    this.inFlight.clear();
   }
 
-  private ttlFor(entry: Entry): number {
-    if (entry.merchantId === undefined) return NEGATIVE_TTL_MS;
+  /** Entries held, for tests and metrics. */
+  get size(): { positive: number; negative: number } {
+    return { positive: this.positive.size, negative: this.negative.size };
+  }
+
+  private positiveTtl(): number {
     // While the broadcast is down nobody can tell us about rotations: trust entries for 1 s only.
     return this.broadcastLive() ? this.ttlMs : Math.min(this.ttlMs, DISCONNECTED_TTL_MS);
   }
 
   private async fetch(hash: string): Promise<string | undefined> {
+    const startedAt = this.generation;
     const merchantId = await this.lookup(hash);
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(hash, { merchantId, at: this.now() });
+    if (this.generation !== startedAt) return merchantId;
+    if (merchantId === undefined) this.negative.set(hash, this.now() + NEGATIVE_TTL_MS);
+    else this.positive.set(hash, { merchantId, at: this.now() });
     return merchantId;
   }
 }

@@ -1,4 +1,5 @@
 import { TokenBuckets } from '../../src/auth/token-bucket';
+import { BadTokenLimit } from '../../src/auth/bad-token-limit';
 
 describe('per-token rate limit: a bucket of N refilled at N per second', () => {
   let now = 0;
@@ -32,5 +33,20 @@ describe('per-token rate limit: a bucket of N refilled at N per second', () => {
     const slow = new TokenBuckets(1, () => now);
     expect(slow.take('x')).toBe(0);
     expect(slow.take('x')).toBe(1);
+  });
+});
+
+describe('bad tokens per client address', () => {
+  it('lets N bad tokens a minute through as 401s, then blocks the address until a token refills', () => {
+    let now = 0;
+    const limit = new BadTokenLimit(3, () => now);
+    for (let i = 0; i < 3; i++) {
+      expect(limit.blocked('10.0.0.1')).toBe(0);
+      limit.record('10.0.0.1');
+    }
+    expect(limit.blocked('10.0.0.1')).toBe(20); // one token back every 20 s
+    expect(limit.blocked('10.0.0.2')).toBe(0);
+    now += 20_000;
+    expect(limit.blocked('10.0.0.1')).toBe(0);
   });
 });

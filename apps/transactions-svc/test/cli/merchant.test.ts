@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import { API_TOKEN_PATTERN } from '@dw/contracts';
 import pg from 'pg';
 import { hashApiToken } from '../../src/db/merchant-credentials';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { removeCliBuild, runCli } from './run-cli';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const TOKEN = /^dwk_[A-Za-z0-9_-]{43}$/; // base64url of 32 bytes, no padding
+const TOKEN = API_TOKEN_PATTERN; // base64url of 32 bytes, no padding: what the gateway accepts before any lookup
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/; // base64 of 32 bytes
 
 let db: TestDatabase;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app';
 import { createPrisma } from '../../src/db/prisma';
-import { rowCounts, startTestService, type TestService } from '../support/service';
+import { asGateway, INTERNAL_SECRET, rowCounts, startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -230,17 +230,14 @@ describe('when PostgreSQL is unreachable', () => {
   it('answers 503 service_unavailable (never 500) and /readyz 503', async () => {
     const db = createPrisma('postgresql://postgres@127.0.0.1:1/nowhere', 1);
     const app = buildApp({
-      config: { adminToken: undefined, sandboxSettleMs: 0, allowPrivateHosts: false },
+      config: { adminToken: undefined, sandboxSettleMs: 0, allowPrivateHosts: false, internalAuthSecrets: [INTERNAL_SECRET] },
       db,
       logger: pino({ level: 'silent' }),
     });
     try {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/api/createDeposit',
-        headers: { 'x-merchant-id': svc.merchantA },
-        payload: { amount: '1', currency: 'USD', orderId: 'db-down' },
-      });
+      const res = await app.inject(
+        asGateway(svc.merchantA, { method: 'POST', url: '/api/createDeposit', payload: { amount: '1', currency: 'USD', orderId: 'db-down' } }),
+      );
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ code: 'service_unavailable' });
       expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);

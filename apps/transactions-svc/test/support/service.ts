@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import pino from 'pino';
+import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app';
 import { createPrisma } from '../../src/db/prisma';
@@ -9,6 +10,16 @@ import type { PrismaClient } from '../../src/generated/prisma/client';
 import { createTestDatabase } from './database';
 
 export const ADMIN_TOKEN = 'test-admin-token';
+/** The internal secret the test instance verifies with; `as` signs with it, as the gateway does. */
+export const INTERNAL_SECRET = 'test-internal-auth-secret-0123456789abcdef';
+export const internalAuth = new InternalAuth([INTERNAL_SECRET]);
+
+/** inject options carrying the gateway's proof for this merchant (the path is signed with its query). */
+export function asGateway(merchantId: string, opts: InjectOptions): InjectOptions {
+  const path = typeof opts.url === 'string' ? opts.url : String(opts.url);
+  const proof = internalAuth.headers({ method: opts.method ?? 'GET', path, merchantId, requestId: randomUUID() });
+  return { ...opts, headers: { ...proof, ...(opts.headers ?? {}) } };
+}
 
 export interface TestService {
   app: FastifyInstance;
@@ -16,7 +27,7 @@ export interface TestService {
   url: string;
   merchantA: string;
   merchantB: string;
-  /** inject as a merchant (the gateway would add x-merchant-id) */
+  /** inject as a merchant, with the proof the gateway adds */
   as(merchantId: string, opts: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -41,7 +52,7 @@ export async function startTestService(
   const database = await createTestDatabase(label);
   const db = createPrisma(database.url, 5);
   const app = buildApp({
-    config: { adminToken: ADMIN_TOKEN, sandboxSettleMs: 0, allowPrivateHosts: false, ...config },
+    config: { adminToken: ADMIN_TOKEN, sandboxSettleMs: 0, allowPrivateHosts: false, internalAuthSecrets: [INTERNAL_SECRET], ...config },
     db,
     logger: pino({ level: 'silent' }),
   });
@@ -54,8 +65,7 @@ export async function startTestService(
     url: database.url,
     merchantA,
     merchantB,
-    as: (merchantId, opts) =>
-      app.inject({ ...opts, headers: { 'x-merchant-id': merchantId, ...(opts.headers ?? {}) } }),
+    as: (merchantId, opts) => app.inject(asGateway(merchantId, opts)),
     async close() {
       await app.close();
       await db.$disconnect();

@@ -14,7 +14,7 @@ import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 import { htmlProblems } from './html-problems';
-import { requireMerchant } from '@dw/http-kit';
+import { requireMerchant, type InternalAuth } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
 const NO_STORE = 'no-store';
@@ -23,11 +23,11 @@ function passProblem(reply: FastifyReply, status: number, problem: Problem): Fas
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
-export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
+export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets, auth: InternalAuth): void {
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers({ vary: 'Accept, x-ui-fragment', 'cache-control': NO_STORE });
   });
-  requireMerchant(app);
+  requireMerchant(app, auth);
   htmlProblems(app, assets);
 
   app.get<{ Querystring: ViewTransactionQuery }>(

@@ -4,7 +4,11 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { DETAIL, EXPORT_ROWS, HEALTH, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
+import { InternalAuth } from '@dw/http-kit';
+import { DETAIL, EXPORT_ROWS, HEALTH, INTERNAL_SECRET, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
+
+// Like the real one, it believes x-merchant-id only with the caller's proof of the request.
+const internalAuth = new InternalAuth([INTERNAL_SECRET]);
 
 export interface RecordedCall {
   url: string;
@@ -24,7 +28,13 @@ function problem(status: number, code: string, detail: string, requestId: unknow
 function routes(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/healthz') return;
-    if (request.headers['x-merchant-id'] !== MERCHANT_ID) {
+    const proven = internalAuth.verify(request.headers['x-internal-auth'], {
+      method: request.method,
+      path: request.url,
+      merchantId: String(request.headers['x-merchant-id']),
+      requestId: String(request.headers['x-request-id']),
+    });
+    if (!proven || request.headers['x-merchant-id'] !== MERCHANT_ID) {
       return reply.code(401).type('application/problem+json').send(problem(401, 'unauthorized', 'no merchant', request.headers['x-request-id']));
     }
   });

@@ -1,6 +1,8 @@
 /** Fixed data the stand-in transactions-svc answers with; hostile strings test the escaping. */
 import type { EndpointHealth, ExportRow, TransactionDetail, TransactionPage } from '@dw/contracts';
 
+/** The internal secret shared by the test (playing the gateway), the ui and the stand-in transactions-svc. */
+export const INTERNAL_SECRET = 'ui-test-internal-auth-secret-0123456789';
 export const MERCHANT_ID = '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01';
 export const OTHER_MERCHANT_ID = '7d1e0f6a-2b3c-4d5e-8f90-a1b2c3d4e5f6';
 export const HOSTILE = '<script>alert(1)</script>';

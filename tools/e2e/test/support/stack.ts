@@ -15,6 +15,8 @@ export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const ADMIN_TOKEN = 'e2e-admin-token';
+/** The secret the gateway signs internal requests with (and ui and transactions-svc verify). */
+export const INTERNAL_AUTH_SECRET = 'e2e-internal-auth-secret-0123456789abcdef';
 
 export type ServiceName = 'api-gateway' | 'transactions-svc' | 'callback-svc' | 'ui';
 const PORT_ENV: Record<ServiceName, string> = {
@@ -39,12 +41,30 @@ export interface Stack {
   cli(args: string[]): { status: number | null; stdout: string; stderr: string };
   createMerchant(name?: string): Merchant;
   start(name: ServiceName): Promise<void>;
+  /**
+   * One more process of a service beside the stack's (a second gateway, say) on a free port, with
+   * the stack's environment plus `overrides`; close() stops it too.
+   */
+  startExtra(name: ServiceName, overrides?: Record<string, string>): Promise<ExtraProcess>;
   /** SIGTERM (default) and wait; resolves with the exit code. */
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export interface ExtraProcess {
+  url: string;
+  logs: string[];
+  stop(): Promise<number | null>;
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  return exited;
+}
+
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -85,6 +105,9 @@ export async function startStack(label: string, overrides: Record<string, string
     AMQP_URL,
     AMQP_PREFIX: `e2e.${id}.`,
     ADMIN_TOKEN,
+    INTERNAL_AUTH_SECRETS: INTERNAL_AUTH_SECRET,
+    // Every test request comes from 127.0.0.1; tests of the per-address limit set their own.
+    BAD_TOKEN_LIMIT_PER_MINUTE: '100000',
     CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
     SANDBOX_SETTLE_MS: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
@@ -94,6 +117,17 @@ export async function startStack(label: string, overrides: Record<string, string
     ...overrides,
   };
   const children = new Map<ServiceName, ChildProcess>();
+  const extras = new Set<ChildProcess>();
+  const spawnService = (name: ServiceName, childEnv: Record<string, string>, log: string[]) => {
+    const child = spawn(process.execPath, ['--require', './dist/instrumentation.js', 'dist/main.js'], {
+      cwd: path.join(ROOT, 'apps', name),
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => log.push(String(d)));
+    child.stderr!.on('data', (d) => log.push(String(d)));
+    return child;
+  };
   const logs = { 'api-gateway': [], 'transactions-svc': [], 'callback-svc': [], ui: [] } as Record<ServiceName, string[]>;
 
   const cli = (args: string[]) => {
@@ -116,15 +150,29 @@ export async function startStack(label: string, overrides: Record<string, string
       return JSON.parse(res.stdout) as Merchant;
     },
     async start(name) {
-      const child = spawn(process.execPath, ['--require', './dist/instrumentation.js', 'dist/main.js'], {
-        cwd: path.join(ROOT, 'apps', name),
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout!.on('data', (d) => logs[name].push(String(d)));
-      child.stderr!.on('data', (d) => logs[name].push(String(d)));
-      children.set(name, child);
+      children.set(name, spawnService(name, env, logs[name]));
       await waitFor(`http://127.0.0.1:${ports[name]}/healthz`);
+    },
+    async startExtra(name, overrides = {}) {
+      const port = await freePort();
+      const log: string[] = [];
+      const child = spawnService(name, { ...env, [PORT_ENV[name]]: String(port), ...overrides }, log);
+      extras.add(child);
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        await waitFor(`${url}/healthz`);
+      } catch (err) {
+        await stopChild(child);
+        throw new Error(`${(err as Error).message}\n${log.join('')}`);
+      }
+      return {
+        url,
+        logs: log,
+        stop: async () => {
+          extras.delete(child);
+          return stopChild(child);
+        },
+      };
     },
     async stop(name, signal = 'SIGTERM') {
       const child = children.get(name);
@@ -136,6 +184,7 @@ export async function startStack(label: string, overrides: Record<string, string
       return code;
     },
     async close() {
+      await Promise.all([...extras].map((c) => stopChild(c)));
       await Promise.all([...children.keys()].map((n) => stack.stop(n)));
       await dropDatabase(`dw_e2e_${id}`);
       await deleteBrokerObjects(env.AMQP_PREFIX!, loadCallbackConfig(env).retryDelaysMs);
