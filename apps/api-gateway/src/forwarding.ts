@@ -15,8 +15,32 @@ export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<v
   await scope.register(replyFrom, { base: up.url, undici: up.pool });
 }
 
+/**
+ * The path alone is handed to reply-from, which then appends the client's query string exactly as
+ * it arrived: reply-from runs decodeURIComponent over the source it is given and throws a URIError
+ * (a 500) on a query such as `cursor=%E0%A4%A`. The query's meaning is checked by the route's
+ * schema here and again by the service, so forwarding it byte for byte is also the honest choice.
+ */
+function pathOf(request: FastifyRequest): string | undefined {
+  const raw = request.url;
+  const q = raw.indexOf('?');
+  const path = q === -1 ? raw : raw.slice(0, q);
+  try {
+    decodeURIComponent(path);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
 export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return reply.from(request.url, {
+  const path = pathOf(request);
+  if (path === undefined) {
+    return sendProblem(request, reply, 400, 'validation_failed', 'The request path is not valid percent-encoding.', [
+      { path: 'path', message: 'is not valid percent-encoding' },
+    ]);
+  }
+  return reply.from(path, {
     rewriteRequestHeaders: (req, headers) => {
       const out = { ...headers };
       delete out[HEADER_API_TOKEN];

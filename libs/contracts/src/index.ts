@@ -6,3 +6,4 @@ export * from './problem';
 export * from './events';
 export * from './headers';
 export * from './event-body';
+export * from './text-rules';
