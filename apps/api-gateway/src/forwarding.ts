@@ -21,10 +21,14 @@ export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<v
  * (a 500) on a query such as `cursor=%E0%A4%A`. The query's meaning is checked by the route's
  * schema here and again by the service, so forwarding it byte for byte is also the honest choice.
  */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
 function pathOf(request: FastifyRequest): string | undefined {
-  const raw = request.url;
-  const q = raw.indexOf('?');
-  const path = q === -1 ? raw : raw.slice(0, q);
+  // `GET http://host/api/x HTTP/1.1` (absolute form) reaches the same route as `GET /api/x`.
+  const target = request.url.replace(ABSOLUTE_FORM, '');
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  if (!path.startsWith('/')) return undefined;
   try {
     decodeURIComponent(path);
     return path;
@@ -36,11 +40,14 @@ function pathOf(request: FastifyRequest): string | undefined {
 export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = pathOf(request);
   if (path === undefined) {
-    return sendProblem(request, reply, 400, 'validation_failed', 'The request path is not valid percent-encoding.', [
-      { path: 'path', message: 'is not valid percent-encoding' },
+    return sendProblem(request, reply, 400, 'validation_failed', 'The request path is not valid.', [
+      { path: 'path', message: 'must be an absolute path in valid percent-encoding' },
     ]);
   }
   return reply.from(path, {
+    // The body was parsed (and validated) as JSON here; it goes on as JSON, whatever parameters the
+    // client's content-type carried (reply-from's strict parser throws on `application/json;;;`).
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body), contentType: 'application/json' }),
     rewriteRequestHeaders: (req, headers) => {
       const out = { ...headers };
       delete out[HEADER_API_TOKEN];
