@@ -31,6 +31,9 @@ async function main() {
     const alive = await processesAlive(stack);
     console.log(`done in ${report.seconds.toFixed(1)} s (${Math.round(report.requests / report.seconds)} requests/s)`);
     console.log(`status counts: ${JSON.stringify(report.byStatus)}`);
+    for (const [endpoint, { count, ms }] of Object.entries(report.byEndpoint)) {
+      console.log(`  ${endpoint}: ${count} requests, mean ${(ms / count).toFixed(1)} ms`);
+    }
     console.log(`5xx: ${report.fiveXx}`);
     console.log(`contract breaches (5xx included): ${report.findingCount}`);
     for (const f of report.findings) console.log(`  #${f.index} ${f.problem}\n    ${f.request}\n    -> ${f.body ?? ''}`);

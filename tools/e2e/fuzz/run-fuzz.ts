@@ -20,6 +20,8 @@ export interface FuzzReport {
   requests: number;
   seconds: number;
   byStatus: Record<string, number>;
+  /** Per endpoint (and mode): requests and their summed latency, to see where the time goes. */
+  byEndpoint: Record<string, { count: number; ms: number }>;
   fiveXx: number;
   findings: FuzzFinding[];
   findingCount: number;
@@ -88,6 +90,7 @@ export async function runFuzz(
 ): Promise<FuzzReport> {
   const client = createClient(stack.gateway, opts.concurrency ?? 8);
   const byStatus: Record<string, number> = {};
+  const byEndpoint: Record<string, { count: number; ms: number }> = {};
   const findings: FuzzFinding[] = [];
   let findingCount = 0;
   let fiveXx = 0;
@@ -102,6 +105,8 @@ export async function runFuzz(
     while (next < opts.requests) {
       const index = next++;
       const req = fuzzRequest(ctx, index);
+      const sentAt = performance.now();
+      const key = `${req.label.split(' ')[0]}${req.raw ? ' (raw)' : ''}`;
       try {
         const res = await client.send(req);
         byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
@@ -112,6 +117,9 @@ export async function runFuzz(
         byStatus.error = (byStatus.error ?? 0) + 1;
         note({ index, request: describeRequest(req), problem: `no answer: ${(err as Error).message}` });
       }
+      const stat = (byEndpoint[key] ??= { count: 0, ms: 0 });
+      stat.count++;
+      stat.ms += performance.now() - sentAt;
       if (index % 1000 === 999) opts.onProgress?.(index + 1);
     }
   }
@@ -125,6 +133,7 @@ export async function runFuzz(
     requests: opts.requests,
     seconds: (Date.now() - started) / 1000,
     byStatus,
+    byEndpoint,
     fiveXx,
     findings,
     findingCount,

@@ -28,32 +28,47 @@ export function createClient(gateway: string, connections: number) {
     return { status: res.statusCode, headers, body };
   }
 
-  function viaSocket(raw: Buffer): Promise<FuzzResponse> {
+  /** Resolves as soon as one whole response has arrived: the server may keep the connection open. */
+  function viaSocket(raw: Buffer, head: boolean): Promise<FuzzResponse> {
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: hostname, port: Number(port) });
-      const chunks: Buffer[] = [];
-      const timer = setTimeout(() => socket.destroy(new Error('no response within 20 s')), TIMEOUT_MS);
-      socket.on('connect', () => socket.write(raw));
-      socket.on('data', (d) => chunks.push(d));
-      // The server may reset after answering a request it refused half-read; what it sent counts.
-      socket.on('error', (err) => (chunks.length ? undefined : (clearTimeout(timer), reject(err))));
-      socket.on('close', () => {
+      let received = Buffer.alloc(0);
+      let done = false;
+      const finish = (result: FuzzResponse | Error) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
-        const parsed = parseResponse(Buffer.concat(chunks));
-        if (parsed) resolve(parsed);
-        else reject(new Error(`no HTTP response (${chunks.length ? 'unparseable bytes' : 'connection closed'})`));
+        socket.destroy();
+        if (result instanceof Error) reject(result);
+        else resolve(result);
+      };
+      const timer = setTimeout(() => finish(new Error('no response within 20 s')), TIMEOUT_MS);
+      socket.on('connect', () => socket.write(raw));
+      socket.on('data', (d) => {
+        received = Buffer.concat([received, d]);
+        const parsed = parseResponse(received, head, false);
+        if (parsed) finish(parsed);
+      });
+      // The server may reset after answering a request it refused half-read; what it sent counts.
+      socket.on('error', (err) => (received.length ? undefined : finish(err)));
+      socket.on('close', () => {
+        const parsed = parseResponse(received, head, true);
+        finish(parsed ?? new Error(`no HTTP response (${received.length ? 'unparseable bytes' : 'connection closed'})`));
       });
     });
   }
 
   return {
-    send: (req: FuzzRequest) => (req.raw ? viaSocket(req.raw) : viaUndici(req)),
+    send: (req: FuzzRequest) => (req.raw ? viaSocket(req.raw, /^head /i.test(req.raw.subarray(0, 5).toString('latin1'))) : viaUndici(req)),
     close: () => agent.close(),
   };
 }
 
-/** The first HTTP/1.1 response in `bytes` (chunked bodies de-chunked), or undefined. */
-export function parseResponse(bytes: Buffer): FuzzResponse | undefined {
+/**
+ * The first HTTP/1.x response in `bytes` (a chunked body de-chunked), or undefined while it is
+ * incomplete. `closed`: the connection has ended, so a body without a length ends here.
+ */
+export function parseResponse(bytes: Buffer, head: boolean, closed: boolean): FuzzResponse | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const [statusLine, ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
@@ -64,21 +79,26 @@ export function parseResponse(bytes: Buffer): FuzzResponse | undefined {
     const i = line.indexOf(':');
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
-  let body = bytes.subarray(end + 4);
+  const status = Number(m[1]);
+  const rest = bytes.subarray(end + 4);
+  if (head || status === 204 || status === 304) return { status, headers, body: '' };
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const parts: Buffer[] = [];
     let at = 0;
     for (;;) {
-      const lineEnd = body.indexOf('\r\n', at);
-      if (lineEnd < 0) break;
-      const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
-      if (!size) break;
-      parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+      const lineEnd = rest.indexOf('\r\n', at);
+      if (lineEnd < 0) return closed ? { status, headers, body: Buffer.concat(parts).toString('utf8') } : undefined;
+      const size = parseInt(rest.subarray(at, lineEnd).toString('latin1'), 16);
+      if (!size) return { status, headers, body: Buffer.concat(parts).toString('utf8') };
+      if (rest.length < lineEnd + 2 + size + 2) return closed ? { status, headers, body: Buffer.concat(parts).toString('utf8') } : undefined;
+      parts.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
       at = lineEnd + 2 + size + 2;
     }
-    body = Buffer.concat(parts);
-  } else if (headers['content-length'] !== undefined) {
-    body = body.subarray(0, Number(headers['content-length']));
   }
-  return { status: Number(m[1]), headers, body: body.toString('utf8') };
+  if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    if (rest.length < length) return closed ? { status, headers, body: rest.toString('utf8') } : undefined;
+    return { status, headers, body: rest.subarray(0, length).toString('utf8') };
+  }
+  return closed ? { status, headers, body: rest.toString('utf8') } : undefined;
 }
