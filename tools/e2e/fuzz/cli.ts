@@ -5,7 +5,7 @@
  * breach, or a process that no longer answers.
  */
 import { startStack } from '../test/support/stack';
-import { prepareFuzz, processesAlive, runFuzz } from './run-fuzz';
+import { prepareFuzz, processesAlive, runFuzz, suspiciousLogLines } from './run-fuzz';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,6 +29,7 @@ async function main() {
       onProgress: (done) => done % 10_000 === 0 && console.log(`  ${done} requests…`),
     });
     const alive = await processesAlive(stack);
+    const logged = suspiciousLogLines(stack);
     console.log(`done in ${report.seconds.toFixed(1)} s (${Math.round(report.requests / report.seconds)} requests/s)`);
     console.log(`status counts: ${JSON.stringify(report.byStatus)}`);
     for (const [endpoint, { count, ms }] of Object.entries(report.byEndpoint)) {
@@ -38,8 +39,10 @@ async function main() {
     console.log(`contract breaches (5xx included): ${report.findingCount}`);
     for (const f of report.findings) console.log(`  #${f.index} ${f.problem}\n    ${f.request}\n    -> ${f.body ?? ''}`);
     console.log(`processes alive: ${JSON.stringify(alive)}`);
+    console.log(`errors logged, or data errors only the database caught: ${logged.length}`);
+    for (const line of logged.slice(0, 10)) console.log(`  ${line}`);
     if (report.findingCount > 0) console.log(`reproduce with: npm run fuzz -- --n ${requests} --seed ${seed}`);
-    process.exitCode = report.fiveXx > 0 || report.findingCount > 0 || Object.values(alive).includes(false) ? 1 : 0;
+    process.exitCode = report.fiveXx > 0 || report.findingCount > 0 || logged.length > 0 || Object.values(alive).includes(false) ? 1 : 0;
   } finally {
     await stack.close();
   }

@@ -152,3 +152,17 @@ export async function processesAlive(stack: Stack): Promise<Record<string, boole
   }
   return result;
 }
+
+/**
+ * Log lines that show a rule missed by the schemas even when the answer was right: errors (level
+ * 50+) and database data errors caught only by the last line of defence (db-errors.ts).
+ */
+export function suspiciousLogLines(stack: Stack): string[] {
+  return Object.entries(stack.logs).flatMap(([name, chunks]) =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter((line) => /"level":(50|60)|dependency error mapped to a problem/.test(line) && !/"status":503/.test(line))
+      .map((line) => `${name}: ${line.slice(0, 500)}`),
+  );
+}

@@ -4,7 +4,7 @@
  * callback URLs on all merchant endpoints, through the gateway in front of the real processes.
  * FUZZ_SEED and FUZZ_REQUESTS override the defaults; `npm run fuzz -- --n 100000` is the long form.
  */
-import { prepareFuzz, processesAlive, runFuzz, type FuzzReport } from '../fuzz/run-fuzz';
+import { prepareFuzz, processesAlive, runFuzz, suspiciousLogLines, type FuzzReport } from '../fuzz/run-fuzz';
 import { startStack, type Stack } from './support/stack';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -40,6 +40,10 @@ describe(`fuzz of the merchant API (${REQUESTS} requests)`, () => {
   it('exercised validation, not only authentication: most answers are 2xx or 400', () => {
     const reached = (report.byStatus[200] ?? 0) + (report.byStatus[201] ?? 0) + (report.byStatus[400] ?? 0);
     expect(reached).toBeGreaterThan(REQUESTS * 0.7);
+  });
+
+  it('refuses bad input in the schemas: no error logged, no data error left for the database to catch', () => {
+    expect(suspiciousLogLines(stack)).toEqual([]);
   });
 
   it('leaves all four processes alive', async () => {
