@@ -2,6 +2,7 @@
  * CONTRACT §4 and §6 through the gateway: each input that once answered 500 (issue 8 §2) is a
  * 400 validation_failed problem naming the field, and changes nothing.
  */
+import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';
 import { request } from 'undici';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
 
@@ -163,6 +164,15 @@ describe('headers', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['x-request-id']).not.toBe(id);
       expect(String(res.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('publishes the same text, uuid and cursor rules the validators apply', async () => {
+    const text = await (await fetch(`${stack.gateway}/openapi.json`)).text();
+    for (const pattern of [PRINTABLE_PATTERN, PRINTABLE_OR_EMPTY_PATTERN, UUID_PATTERN, '^[A-Za-z0-9_-]+$']) {
+      expect(text).toContain(JSON.stringify(pattern));
     }
   });
 });
