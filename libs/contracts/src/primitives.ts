@@ -33,7 +33,9 @@ export const Description = Type.String({
 });
 
 export const Metadata = Type.Record(
-  Type.String(),
+  // Every key must reach the value schema: TypeBox's default key pattern `^(.*)$` does not match a
+  // key holding a line separator (U+2028 is printable), whose value then went unchecked.
+  Type.String({ pattern: '^[\\s\\S]*$' }),
   Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN, description: 'At most 500 printable characters' }),
   {
     maxProperties: 20,

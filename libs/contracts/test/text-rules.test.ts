@@ -28,6 +28,13 @@ describe('printable and well-formed text (CONTRACT 4.1: any character except U+0
     expect(withdraw({ ...base, destination: good })).toBe(true);
   });
 
+  it.each(['\u2028', 'a\u2029b', '\u0085'])('checks the value of a metadata key holding %j (a printable line separator)', (key) => {
+    expect(deposit({ ...base, metadata: { [key]: 'ok' } })).toBe(true);
+    expect(deposit({ ...base, metadata: { [key]: 'nul\u0000' } })).toBe(false);
+    expect(deposit({ ...base, metadata: { [key]: 42 } })).toBe(false);
+    expect(deposit({ ...base, metadata: { [key]: 'x'.repeat(501) } })).toBe(false);
+  });
+
   it('keeps empty descriptions and metadata values allowed, and empty orderIds and keys refused', () => {
     expect(deposit({ ...base, description: '', metadata: { k: '' } })).toBe(true);
     expect(deposit({ ...base, orderId: '' })).toBe(false);

@@ -163,6 +163,9 @@ export function suspiciousLogLines(stack: Stack): string[] {
       .join('')
       .split('\n')
       .filter((line) => /"level":(50|60)|dependency error mapped to a problem/.test(line) && !/"status":503/.test(line))
+      // A delivery that used up its attempts (the fuzz sets unreachable URLs) is logged as an error
+      // by design once the 155 s schedule has run out; it says nothing about input handling.
+      .filter((line) => !line.includes('"msg":"callback attempt failed; no attempts left'))
       .map((line) => `${name}: ${line.slice(0, 500)}`),
   );
 }
