@@ -22,10 +22,43 @@ export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<v
   await scope.register(replyFrom, { base: up.url, undici: up.pool });
 }
 
+/**
+ * The path alone is handed to reply-from, which then appends the client's query string exactly as
+ * it arrived: reply-from runs decodeURIComponent over the source it is given and throws a URIError
+ * (a 500) on a query such as `cursor=%E0%A4%A`. The query's meaning is checked by the route's
+ * schema here and again by the service, so forwarding it byte for byte is also the honest choice.
+ */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+function pathOf(request: FastifyRequest): string | undefined {
+  // `GET http://host/api/x HTTP/1.1` (absolute form) reaches the same route as `GET /api/x`.
+  const target = request.url.replace(ABSOLUTE_FORM, '');
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  if (!path.startsWith('/')) return undefined;
+  try {
+    decodeURIComponent(path);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
 export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // The one place the upstream path is chosen: the proof below signs exactly this.
-  const target = request.url;
-  return reply.from(target, {
+  const path = pathOf(request);
+  if (path === undefined) {
+    return sendProblem(request, reply, 400, 'validation_failed', 'The request path is not valid.', [
+      { path: 'path', message: 'must be an absolute path in valid percent-encoding' },
+    ]);
+  }
+  // What the upstream receives: this path and the client's query as it arrived (reply-from appends
+  // it); the proof below signs exactly that.
+  const q = request.url.indexOf('?');
+  const target = q === -1 ? path : path + request.url.slice(q);
+  return reply.from(path, {
+    // The body was parsed (and validated) as JSON here; it goes on as JSON, whatever parameters the
+    // client's content-type carried (reply-from's strict parser throws on `application/json;;;`).
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body), contentType: 'application/json' }),
     rewriteRequestHeaders: (req, headers) => {
       const out = { ...headers };
       delete out[HEADER_API_TOKEN];

@@ -9,3 +9,4 @@ export * from './event-body';
 export * from './endpoint-health';
 export * from './secret-rotation';
 export * from './api-token';
+export * from './text-rules';

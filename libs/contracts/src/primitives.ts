@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from './text-rules';
 
-/** Any Unicode character except the control characters U+0000–U+001F and U+007F. */
-const PRINTABLE = '^[^\\u0000-\\u001F\\u007F]+$';
+const PRINTABLE = PRINTABLE_PATTERN;
 
 /** Positive decimal: at most 18 integer and 8 fraction digits, no sign, no exponent, at least one non-zero digit. */
 export const AMOUNT_PATTERN = '^(?=[0-9.]*[1-9])[0-9]{1,18}(\\.[0-9]{1,8})?$';
@@ -26,13 +26,23 @@ export const OrderId = Type.String({
   examples: ['order-42'],
 });
 
-export const Description = Type.String({ maxLength: 500 });
-
-export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
-  maxProperties: 20,
-  propertyNames: { minLength: 1, maxLength: 40 },
-  description: 'Up to 20 keys of 1–40 characters, string values of at most 500 characters',
+export const Description = Type.String({
+  maxLength: 500,
+  pattern: PRINTABLE_OR_EMPTY_PATTERN,
+  description: 'At most 500 printable characters',
 });
+
+export const Metadata = Type.Record(
+  // Every key must reach the value schema: TypeBox's default key pattern `^(.*)$` does not match a
+  // key holding a line separator (U+2028 is printable), whose value then went unchecked.
+  Type.String({ pattern: '^[\\s\\S]*$' }),
+  Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN, description: 'At most 500 printable characters' }),
+  {
+    maxProperties: 20,
+    propertyNames: { minLength: 1, maxLength: 40, pattern: PRINTABLE, description: 'A key of printable characters' },
+    description: 'Up to 20 keys of 1–40 printable characters, string values of at most 500 printable characters',
+  },
+);
 
 export const Destination = Type.String({
   minLength: 1,
@@ -41,7 +51,8 @@ export const Destination = Type.String({
   description: 'The account or wallet that receives the funds',
 });
 
-export const Uuid = Type.String({ format: 'uuid' });
+export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN, description: 'A UUID (8-4-4-4-12 hex digits)' });
+/** RFC 3339; validators apply CONTRACT_FORMATS['date-time'] (real dates, years 0001–9999). */
 export const Timestamp = Type.String({ format: 'date-time' });
 
 export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;

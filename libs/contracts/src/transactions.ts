@@ -11,6 +11,7 @@ import {
   TransactionType,
   Uuid,
 } from './primitives';
+import { PRINTABLE_OR_EMPTY_PATTERN } from './text-rules';
 
 const createFields = {
   amount: Amount,
@@ -50,7 +51,7 @@ export type Transaction = Static<typeof Transaction>;
 export const StatusChangeBody = Type.Object(
   {
     status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    reason: Type.Optional(Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN })),
   },
   { additionalProperties: false },
 );

@@ -14,7 +14,14 @@ export const ViewTransactionQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt >= from' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt < to' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'The nextCursor of the previous page, unchanged',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@
 import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { problemClientErrorHandler } from './client-error';
 import type { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
 import { registerProblemHandling } from './problem-handler';
@@ -35,6 +36,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: problemClientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.

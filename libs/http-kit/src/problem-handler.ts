@@ -46,7 +46,10 @@ export function registerProblemHandling(
   mapError: (error: unknown) => ApiError | undefined = () => undefined,
 ): void {
   app.setErrorHandler((raw: FastifyError | ApiError, request, reply) => {
-    const error = raw instanceof ApiError ? raw : (mapError(raw) ?? raw);
+    const mapped = raw instanceof ApiError ? undefined : mapError(raw);
+    // A dependency's error turned into a problem is still worth a look (a schema rule missed, say).
+    if (mapped) request.log.warn({ err: raw, status: mapped.statusCode }, 'dependency error mapped to a problem');
+    const error = raw instanceof ApiError ? raw : (mapped ?? raw);
     if (error instanceof ApiError) {
       if (error.headers) reply.headers(error.headers);
       return sendProblem(request, reply, error.statusCode, error.code, error.message, error.errors);

@@ -3,6 +3,7 @@
  * removal of unknown fields, so `"amount": 100` and `{"extra": 1}` are refused), while querystrings
  * and params are coerced from their string form (`limit=20`).
  */
+import { CONTRACT_FORMATS } from '@dw/contracts';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -18,6 +19,8 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
   });
   addFormats(ajv);
+  // The contract's stricter readings of `uuid` and `date-time` (see @dw/contracts text-rules).
+  for (const [name, check] of Object.entries(CONTRACT_FORMATS)) ajv.addFormat(name, check);
   return ajv;
 }
 
@@ -48,6 +51,8 @@ function describe(err: ErrorObject): string {
 }
 
 function pathOf(err: ErrorObject): string {
+  // An error about an object's key (inside `propertyNames`) names the key itself.
+  if (err.propertyName !== undefined) return `${err.instancePath}/${err.propertyName}`;
   if (err.keyword === 'required') return `${err.instancePath}/${String(err.params.missingProperty)}`;
   if (err.keyword === 'additionalProperties') return `${err.instancePath}/${String(err.params.additionalProperty)}`;
   if (err.keyword === 'propertyNames') return `${err.instancePath}/${String(err.params.propertyName)}`;
@@ -61,7 +66,8 @@ const article = (t: string) => (t === 'null' ? 'null' : /^[aeiou]/.test(t) ? `an
 export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   const byPath = new Map<string, ErrorObject[]>();
   for (const err of errors) {
-    if (err.keyword === 'anyOf' || err.keyword === 'oneOf' || err.keyword === 'if') continue;
+    // `propertyNames` only repeats the errors found inside it, which name the key and the rule.
+    if (err.keyword === 'anyOf' || err.keyword === 'oneOf' || err.keyword === 'if' || err.keyword === 'propertyNames') continue;
     const path = pathOf(err);
     byPath.set(path, [...(byPath.get(path) ?? []), err]);
   }

@@ -4,15 +4,15 @@
  * a mistake is reported at once; the sender checks again at connect time (see guarded-lookup.ts)
  * because DNS can change between the two.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { ipLiteralOf } from './ip-literal';
 import { isPublicAddress } from './is-public-address';
+import { defaultHostResolver } from './resolve-host';
 
 /** Every address a host name resolves to, IPv4 and IPv6 alike. */
 export type HostLookup = (host: string) => Promise<string[]>;
 
-export const systemLookup: HostLookup = async (host) =>
-  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+/** The bounded resolver (hosts file, then c-ares with a deadline): never the libuv threadpool. */
+export const systemLookup: HostLookup = async (host) => (await defaultHostResolver()(host)).map((entry) => entry.address);
 
 /** Null when the host may be called, else a reason that tells the merchant what to fix. */
 export async function publicHostProblem(hostname: string, lookup: HostLookup): Promise<string | null> {

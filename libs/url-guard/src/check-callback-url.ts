@@ -8,7 +8,7 @@ import { checkCallbackUrlSyntax } from './callback-url-syntax';
 export interface CheckCallbackUrlOptions {
   /** `CALLBACK_ALLOW_PRIVATE_HOSTS`; false in production. */
   allowPrivateHosts: boolean;
-  /** Resolves a host name to all its addresses; `dns.promises.lookup(host, {all, verbatim})` by default. */
+  /** Resolves a host name to all its addresses; the bounded c-ares resolver (resolve-host.ts) by default. */
   lookup?: HostLookup;
 }
 

@@ -14,7 +14,9 @@ let merchant: Merchant;
 let other: Merchant;
 
 const FORMULA_ORDER = '=HYPERLINK("http://evil.test","x")';
-const TRICKY_DESCRIPTION = 'line one, "quoted"\nline two';
+// Free text cannot hold a line break (the printable rule), but a comma, quotes and U+2028 still
+// need RFC 4180 quoting.
+const TRICKY_DESCRIPTION = 'line one, "quoted"\u2028line two';
 
 const operator = async (id: string, status: string) => {
   const res = await fetch(`${stack.transactions}/internal/transactions/${id}/status`, {
@@ -107,7 +109,7 @@ describe('GET /ui/viewTransaction with Accept: text/csv', () => {
     const tricky = rows.find((r) => r.amount === '999999999999999999.99999999')!;
     expect(tricky.orderId).toBe(`'${FORMULA_ORDER}`);
     expect(tricky.description).toBe(TRICKY_DESCRIPTION);
-    expect(text).toContain('"line one, ""quoted""\nline two"');
+    expect(text).toContain('"line one, ""quoted""\u2028line two"');
     const withdraw = rows.find((r) => r.type === 'withdraw')!;
     expect(withdraw.orderId).toBe("'-withdraw-1");
     expect(withdraw.destination).toBe("'@acct");

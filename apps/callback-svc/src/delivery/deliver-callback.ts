@@ -27,7 +27,7 @@ import {
   invalidDeliveryMessages,
 } from './delivery-metrics';
 import { groupCommit } from './group-commit';
-import type { MerchantShares } from './merchant-shares';
+import type { MerchantShares, Slot } from './merchant-shares';
 import { recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
 import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';
 import type { CallbackSender } from './send-callback';
@@ -72,7 +72,7 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
       durationMs = await withSpan(
         'callback deliver',
         { parent: contextFromHeaders(message.properties.headers), attributes: { 'callback.event_id': msg.eventId, 'callback.attempt': msg.attempt } },
-        () => deliver(deps, steps, message, msg),
+        () => deliver(deps, steps, message, msg, admission.slot),
       );
     } finally {
       callbacksInFlight.dec();
@@ -82,7 +82,7 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
 }
 
 /** Returns the attempt's duration when one was made (it tells the merchant's share how slow it is). */
-async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage): Promise<number | undefined> {
+async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, slot: Slot): Promise<number | undefined> {
   const { logger } = deps;
   const claim = await steps.claim({ eventId: msg.eventId, attempt: msg.attempt });
   switch (claim.kind) {
@@ -112,6 +112,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return undefined;
   }
+  slot.sending();
   const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);

@@ -32,16 +32,21 @@ export interface MerchantSharesOptions {
   now?: () => number;
 }
 
-/** A delivery slot: call `release` with the attempt's duration once the delivery is done. */
+/**
+ * A delivery slot: call `sending` when the HTTP attempt starts (only time spent waiting on the
+ * merchant's endpoint makes it slow, not time spent on our own database) and `release` with the
+ * attempt's duration once the delivery is done.
+ */
 export interface Slot {
+  sending(): void;
   release(durationMs?: number): void;
 }
 
 export type Admission = { kind: 'run'; slot: Slot } | { kind: 'throttle' } | { kind: 'closed' };
 
 interface Share {
-  /** The deliveries in flight, with their start times. */
-  running: Set<{ started: number }>;
+  /** The deliveries in flight, with the start time of their HTTP attempt once it has started. */
+  running: Set<{ sendingSince?: number }>;
   waiting: Array<(admission: Admission) => void>;
   /** Exponentially weighted mean duration of recent attempts, ms; undefined before the first. */
   meanMs?: number;
@@ -92,10 +97,13 @@ export class MerchantShares {
   }
 
   private take(merchant: string, share: Share): Slot {
-    const entry = { started: this.now() };
+    const entry: { sendingSince?: number } = {};
     share.running.add(entry);
     let released = false;
     return {
+      sending: () => {
+        entry.sendingSince = this.now();
+      },
       release: (durationMs) => {
         if (released) return;
         released = true;
@@ -134,7 +142,7 @@ export class MerchantShares {
 
   private isSlow(share: Share): boolean {
     if ((share.meanMs ?? 0) > this.opts.slowAfterMs) return true;
-    for (const { started } of share.running) if (this.now() - started > this.opts.slowAfterMs) return true;
+    for (const { sendingSince } of share.running) if (sendingSince !== undefined && this.now() - sendingSince > this.opts.slowAfterMs) return true;
     return false;
   }
 

@@ -2,6 +2,8 @@
  * Opaque keyset cursor for lists ordered newest first by (createdAt, id). New rows land above the
  * cursor, so paging never skips or repeats a row while transactions keep arriving.
  */
+import { isContractDateTime } from '@dw/contracts';
+
 export interface CursorPosition {
   createdAt: string;
   id: string;
@@ -20,7 +22,8 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [createdAt, id] = value as unknown[];
-    if (typeof createdAt !== 'string' || !ISO_MS.test(createdAt) || Number.isNaN(Date.parse(createdAt))) return undefined;
+    // By round trip: Date.parse rolls 2026-02-31 over to March 3rd, which PostgreSQL refuses.
+    if (typeof createdAt !== 'string' || !ISO_MS.test(createdAt) || !isContractDateTime(createdAt)) return undefined;
     if (typeof id !== 'string' || !UUID.test(id)) return undefined;
     return { createdAt, id };
   } catch {

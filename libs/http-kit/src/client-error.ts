@@ -1,0 +1,61 @@
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a control character in a header, a
+ * header section over 16 KiB, a broken request line) still get an application/problem+json answer
+ * (CONTRACT 6), written straight to the socket as Fastify's own default handler does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
+import { PROBLEM_TITLES } from './errors';
+import { PROBLEM_TYPE_BASE } from './problem';
+
+interface Refusal {
+  status: number;
+  reason: string;
+  code: ProblemCode;
+  detail: string;
+  path: string;
+}
+
+function refusalFor(err: NodeJS.ErrnoException): Refusal {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // 431 is not among the contract's codes; 400 validation_failed says the same to a client.
+    return { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request headers exceed 16 KiB.', path: 'headers' };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, reason: 'Request Timeout', code: 'validation_failed', detail: 'The request took too long to arrive.', path: 'request' };
+  }
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'validation_failed',
+    detail: 'The request is not valid HTTP (for example a control character in a header).',
+    path: 'request',
+  };
+}
+
+export function problemClientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const refusal = refusalFor(err);
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    type: PROBLEM_TYPE_BASE + refusal.code,
+    title: PROBLEM_TITLES[refusal.code],
+    status: refusal.status,
+    detail: refusal.detail,
+    code: refusal.code,
+    requestId,
+    errors: [{ path: refusal.path, message: refusal.detail }],
+  });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${HEADER_REQUEST_ID}: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}

@@ -1,0 +1,178 @@
+/**
+ * CONTRACT §4 and §6 through the gateway: each input that once answered 500 (issue 8 §2) is a
+ * 400 validation_failed problem naming the field, and changes nothing.
+ */
+import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';
+import { request } from 'undici';
+import { api, startStack, type Merchant, type Stack } from './support/stack';
+
+let stack: Stack;
+let m: Merchant;
+beforeAll(async () => {
+  stack = await startStack('input', { RATE_LIMIT_PER_SECOND: '10000' });
+  m = stack.createMerchant('Input merchant');
+});
+afterAll(async () => stack?.close());
+
+let n = 0;
+const orderId = () => `input-${++n}`;
+const deposit = (extra: Record<string, unknown>) => ({ amount: '1.00', currency: 'USD', orderId: orderId(), ...extra });
+const withdraw = (extra: Record<string, unknown>) => deposit({ destination: 'wallet-1', ...extra });
+
+function expectValidationFailed(res: { status: number; headers: Headers; json: any }, path: string) {
+  expect(res.status).toBe(400);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.json).toMatchObject({ status: 400, code: 'validation_failed', requestId: res.headers.get('x-request-id') });
+  expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
+}
+
+async function transactionCount(): Promise<number> {
+  const res = await api(stack, m.apiToken)('GET', '/ui/viewTransaction?limit=100', undefined, { accept: 'application/json' });
+  return res.json.items.length;
+}
+
+describe('POST /api/createDeposit and /api/createWithdraw: the printable rule on every free-text field', () => {
+  const cases: [string, string, () => unknown, string][] = [
+    ['NUL in description', '/api/createDeposit', () => deposit({ description: 'a\u0000b' }), '/description'],
+    ['NUL in a metadata key', '/api/createDeposit', () => deposit({ metadata: { 'k\u0000': 'v' } }), '/metadata/k\u0000'],
+    ['NUL in a metadata value', '/api/createDeposit', () => deposit({ metadata: { k: 'v\u0000' } }), '/metadata/k'],
+    ['NUL in destination', '/api/createWithdraw', () => withdraw({ destination: 'w\u0000' }), '/destination'],
+    ['NUL in orderId', '/api/createDeposit', () => deposit({ orderId: 'o\u0000' }), '/orderId'],
+    ['a lone surrogate in a metadata key', '/api/createDeposit', () => deposit({ metadata: { '\udfff': 'v' } }), '/metadata/\udfff'],
+    ['a lone surrogate in a metadata value', '/api/createDeposit', () => deposit({ metadata: { k: '\ud800' } }), '/metadata/k'],
+    ['a lone surrogate in description', '/api/createDeposit', () => deposit({ description: 'x\udfff' }), '/description'],
+    ['a lone surrogate in orderId', '/api/createDeposit', () => deposit({ orderId: '\ud83d' }), '/orderId'],
+    ['a lone surrogate in destination', '/api/createWithdraw', () => withdraw({ destination: '\udc00' }), '/destination'],
+    ['a newline in description', '/api/createDeposit', () => deposit({ description: 'two\nlines' }), '/description'],
+    ['DEL in a metadata value', '/api/createDeposit', () => deposit({ metadata: { k: '\u007f' } }), '/metadata/k'],
+    ['ESC in destination', '/api/createWithdraw', () => withdraw({ destination: '\u001b[31m' }), '/destination'],
+    ['a number instead of a string', '/api/createDeposit', () => deposit({ amount: 1e400 }), '/amount'],
+    ['an exponent amount', '/api/createDeposit', () => deposit({ amount: '1e5' }), '/amount'],
+  ];
+
+  it.each(cases)('%s is a 400 naming the field, and creates nothing', async (_name, url, body, path) => {
+    const before = await transactionCount();
+    // JSON.stringify writes a lone surrogate as the escape "\udfff", as a client would send it.
+    expectValidationFailed(await api(stack, m.apiToken)('POST', url, JSON.stringify(body())), path);
+    expect(await transactionCount()).toBe(before);
+  });
+
+  it('accepts what the contract calls printable: emoji, bidi marks, C1 characters, non-Latin scripts', async () => {
+    const res = await api(stack, m.apiToken)('POST', '/api/createWithdraw', withdraw({ description: '😀 \u202eevil\u202c \u0085 中文', metadata: { '🔑': 'ا' }, destination: '\u2066x\u2069' }));
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ description: '😀 \u202eevil\u202c \u0085 中文', metadata: { '🔑': 'ا' }, destination: '\u2066x\u2069' });
+  });
+
+  it('refuses a body with __proto__, and answers deep nesting and broken JSON with 400', async () => {
+    for (const raw of ['{"__proto__":{"x":1},"amount":"1","currency":"USD","orderId":"p"}', '['.repeat(5000) + ']'.repeat(5000), '{"amount":"1"']) {
+      const res = await api(stack, m.apiToken)('POST', '/api/createDeposit', raw);
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe('validation_failed');
+    }
+  });
+
+  it('forwards a JSON body whatever parameters its content-type carries', async () => {
+    const res = await api(stack, m.apiToken)('POST', '/api/createDeposit', deposit({}), { 'content-type': 'application/json;;;' });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
+  const view = (query: string) => api(stack, m.apiToken)('GET', `/ui/viewTransaction?${query}`, undefined, { accept: 'application/json' });
+  const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const uuid = '7b0c0000-0000-4000-8000-000000000000';
+
+  it.each([
+    ['a urn:uuid id', `id=urn:uuid:${uuid}`, 'querystring:/id'],
+    ['a braced id', `id=%7B${uuid}%7D`, 'querystring:/id'],
+    ['an id without dashes', `id=${uuid.replace(/-/g, '')}`, 'querystring:/id'],
+    ['year 0000', 'from=0000-01-01T00:00:00Z', 'querystring:/from'],
+    ['year 10000', 'to=10000-01-01T00:00:00Z', 'querystring:/to'],
+    ['February 31st', 'from=2026-02-31T00:00:00Z', 'querystring:/from'],
+    ['hour 24', 'from=2026-01-01T24:00:00Z', 'querystring:/from'],
+    ['a leap second', 'to=2026-12-31T23:59:60Z', 'querystring:/to'],
+    ['an offset PostgreSQL refuses', 'from=2026-01-01T00:00:00%2B16:00', 'querystring:/from'],
+    ['an instant before year 1', 'from=0001-01-01T00:00:00%2B01:00', 'querystring:/from'],
+    ['a cursor holding 2026-02-31', `cursor=${cursorOf(['2026-02-31T00:00:00.000Z', uuid])}`, 'querystring:/cursor'],
+    ['a cursor holding year 0000', `cursor=${cursorOf(['0000-01-01T00:00:00.000Z', uuid])}`, 'querystring:/cursor'],
+    ['cursor=%%%garbage', 'cursor=%%%garbage', 'querystring:/cursor'],
+    ['cursor=%E0%A4%A', 'cursor=%E0%A4%A', 'querystring:/cursor'],
+    ['limit 0', 'limit=0', 'querystring:/limit'],
+    ['limit 101', 'limit=101', 'querystring:/limit'],
+    ['limit 1.5', 'limit=1.5', 'querystring:/limit'],
+    ['a huge limit', 'limit=99999999999999999999', 'querystring:/limit'],
+    ['a NUL in orderId', 'orderId=%00', 'querystring:/orderId'],
+  ])('%s is a 400 naming the parameter', async (_name, query, path) => {
+    expectValidationFailed(await view(query), path);
+  });
+
+  it('takes a value that is not percent-encoded UTF-8 (a lone surrogate as WTF-8) literally: it matches nothing', async () => {
+    const res = await view('orderId=%ED%A0%80');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ items: [], nextCursor: null });
+  });
+
+  it.each(['text/html', 'text/csv'])('answers a bad query with a 4xx, never a 5xx, for Accept: %s', async (accept) => {
+    for (const query of ['cursor=%%%garbage', `id=urn:uuid:${uuid}`, 'from=0000-01-01T00:00:00Z']) {
+      const res = await api(stack, m.apiToken)('GET', `/ui/viewTransaction?${query}`, undefined, { accept });
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
+describe('PUT /api/updateCallbackUrlDeposit and /api/updateCallbackUrlWithdraw: hostile URLs', () => {
+  it.each([
+    ['a NUL', 'https://example.com/\u0000'],
+    ['a space', 'https://exa mple.com/'],
+    ['a lone surrogate', 'https://example.com/\udfff'],
+    ['user:password', 'https://user:pass@example.com/'],
+    ['a port out of range', 'https://example.com:65536/'],
+    ['a negative port', 'https://example.com:-1/'],
+    ['over 2048 characters', `https://example.com/${'p'.repeat(2030)}`],
+    ['broken percent-encoding in the host', 'https://exa%zzmple.com/'],
+    ['no host', 'https:///path'],
+    ['another scheme', 'file:///etc/passwd'],
+  ])('%s is a 400 naming /url, and the stored URL is unchanged', async (_name, url) => {
+    const call = api(stack, m.apiToken);
+    for (const path of ['/api/updateCallbackUrlDeposit', '/api/updateCallbackUrlWithdraw']) {
+      const before = (await call('GET', '/api/getCallbackUrls')).json;
+      expectValidationFailed(await call('PUT', path, JSON.stringify({ url })), '/url');
+      expect((await call('GET', '/api/getCallbackUrls')).json).toEqual(before);
+    }
+  });
+
+  it('stores an IDN host and a percent-encoded path exactly as given', async () => {
+    const url = 'https://xn--nxasmq6b.example/cb%20x?q=%E2%82%AC';
+    const res = await api(stack, m.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url });
+    expect(res.status).toBe(200);
+    expect(res.json.depositCallbackUrl).toBe(url);
+  });
+});
+
+describe('headers', () => {
+  it('answers a header section over 16 KiB with a 400 problem', async () => {
+    const res = await api(stack, m.apiToken)('GET', '/api/getCallbackUrls', undefined, { 'x-request-id': 'a'.repeat(20_000) });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('replaces a non-ASCII or overlong x-request-id with its own', async () => {
+    for (const id of ['a'.repeat(129), 'caf\u00e9']) {
+      const res = await request(`${stack.gateway}/api/getCallbackUrls`, { headers: { serviceApiToken: m.apiToken, 'x-request-id': id } });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-request-id']).not.toBe(id);
+      expect(String(res.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('publishes the same text, uuid and cursor rules the validators apply', async () => {
+    const text = await (await fetch(`${stack.gateway}/openapi.json`)).text();
+    for (const pattern of [PRINTABLE_PATTERN, PRINTABLE_OR_EMPTY_PATTERN, UUID_PATTERN, '^[A-Za-z0-9_-]+$']) {
+      expect(text).toContain(JSON.stringify(pattern));
+    }
+  });
+});
