@@ -8,13 +8,13 @@ import { AmqpConnection, callbackTopology, type MessagingLogger } from '@dw/mess
  * replicas apart in `rabbitmqctl list_connections client_properties`.
  */
 export function createBrokerConnection(
-  config: Pick<CallbackConfig, 'amqpUrl' | 'amqpPrefix' | 'retryDelaysMs'>,
+  config: Pick<CallbackConfig, 'amqpUrl' | 'amqpPrefix' | 'retryDelaysMs' | 'deliveryLimit'>,
   logger: MessagingLogger,
 ): AmqpConnection {
   return new AmqpConnection({
     url: config.amqpUrl,
     name: `callback-svc@${hostname()}:${process.pid}`,
     logger,
-    topology: callbackTopology({ prefix: config.amqpPrefix, retryDelaysMs: config.retryDelaysMs }),
+    topology: callbackTopology({ prefix: config.amqpPrefix, retryDelaysMs: config.retryDelaysMs, deliveryLimit: config.deliveryLimit }),
   });
 }

@@ -1,7 +1,7 @@
 import type { CallbackConfig } from '@dw/config';
 import { messagingNames, THROTTLE_DELAYS_MS, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
 import type { Pool } from 'pg';
-import { createCallbackSender, createDeliveryHandler, MerchantShares, retryPlan } from './delivery';
+import { createCallbackSender, createDeliveryHandler, MerchantShares, retryPlan, startSweeper } from './delivery';
 
 export interface DeliveryConsumerDeps {
   config: Pick<
@@ -14,6 +14,8 @@ export interface DeliveryConsumerDeps {
     | 'merchantConcurrency'
     | 'slowMerchantConcurrency'
     | 'slowAfterMs'
+    | 'sweepIntervalMs'
+    | 'sweepAfterMs'
   >;
   amqp: AmqpConnection;
   pool: Pool;
@@ -29,6 +31,14 @@ export interface DeliveryConsumer {
 
 /** A claim outlives the longest attempt by this much before another copy may take the attempt over. */
 const CLAIM_MARGIN_MS = 5_000;
+/** What the sweeper adds to the longest waits before it calls a delivery's message lost. */
+const SWEEP_MARGIN_MS = 60_000;
+
+/** CALLBACK_SWEEP_AFTER_MS, or (0) longer than any message of a live delivery can go unseen. */
+export function sweepAfterMs(config: Pick<CallbackConfig, 'sweepAfterMs' | 'retryDelaysMs' | 'callbackTimeoutMs'>): number {
+  if (config.sweepAfterMs > 0) return config.sweepAfterMs;
+  return Math.max(...config.retryDelaysMs) + Math.max(...THROTTLE_DELAYS_MS) + config.callbackTimeoutMs + SWEEP_MARGIN_MS;
+}
 
 /**
  * Subscribes to the delivery queue (now and after every reconnect). The channel's prefetch bounds
@@ -56,8 +66,12 @@ export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsum
     logger,
   });
   amqp.consume(names.deliverQueue, handler, { prefetch: config.prefetch });
+  const sweeper = startSweeper({ pool, amqp, names, intervalMs: config.sweepIntervalMs, staleAfterMs: sweepAfterMs(config), logger });
   return {
     handBackWaiting: () => shares.close(),
-    close: () => sender.close(),
+    close: async () => {
+      await sweeper.stop();
+      await sender.close();
+    },
   };
 }

@@ -90,6 +90,12 @@ export const callbackSpec = {
   /** The share of a merchant whose endpoint is slow (attempts take longer than CALLBACK_SLOW_AFTER_MS). */
   slowMerchantConcurrency: int('CALLBACK_SLOW_MERCHANT_CONCURRENCY', { default: 4, min: 1, max: 1000 }),
   slowAfterMs: int('CALLBACK_SLOW_AFTER_MS', { default: 1000, min: 1, max: 600_000 }),
+  /** Hand-overs of one message from the delivery queue before it is parked (RabbitMQ's x-delivery-limit). */
+  deliveryLimit: int('CALLBACK_DELIVERY_LIMIT', { default: 20, min: 1, max: 1000 }),
+  /** How often a replica looks for deliveries that nothing has been seen of (the sweeper). */
+  sweepIntervalMs: int('CALLBACK_SWEEP_INTERVAL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
+  /** Unseen this long, a pending or retrying delivery is published again; 0 derives it from the longest waits. */
+  sweepAfterMs: int('CALLBACK_SWEEP_AFTER_MS', { default: 0, min: 0, max: 86_400_000 }),
   allowPrivateHosts,
 };
 

@@ -16,8 +16,14 @@
  * (`x-dead-letter-strategy: at-least-once`, which needs `x-overflow: reject-publish`): the broker
  * keeps an expired retry message until the delivery queue has confirmed it, where a classic queue
  * (or a quorum queue's default at-most-once strategy) may drop it on the way. Losing a retry would
- * lose a callback, so the retry queues use it. No `x-delivery-limit` on the delivery queue: a
- * message handed back while the database is down must wait, not be dropped after N tries.
+ * lose a callback, so the retry queues use it.
+ *
+ * The delivery queue has an explicit `x-delivery-limit` (RabbitMQ 4 gives quorum queues a default
+ * of 20 and, without a dead-letter target, drops a message past it; 3.10 has none): a message
+ * handed back that many times (say, while PostgreSQL is down) is dead-lettered to
+ * <p>callbacks.parked, where it waits for an operator's eyes (and expires after a week). Nothing is
+ * lost with it: the delivery row still says pending or retrying, and the sweeper (callback-svc)
+ * publishes the delivery again once nothing has been seen of it for longer than any wait.
  *
  * Changing the retry delays: each retry queue's name is derived from its delay, so a new delay is a
  * new queue and declares cleanly. Queues of delays no longer configured keep dead-lettering what
@@ -34,6 +40,7 @@ export interface MessagingNames {
   deliverQueue: string;
   retryQueue(delayMs: number): string;
   throttleQueue(delayMs: number): string;
+  parkedQueue: string;
   deadLetterExchange: string;
   tokenExchange: string;
 }
@@ -45,6 +52,7 @@ export function messagingNames(prefix: string): MessagingNames {
     deliverQueue: `${prefix}callbacks.deliver`,
     retryQueue: (delayMs) => `${prefix}callbacks.retry.${delayLabel(delayMs)}`,
     throttleQueue: (delayMs) => `${prefix}callbacks.throttle.${delayLabel(delayMs)}`,
+    parkedQueue: `${prefix}callbacks.parked`,
     deadLetterExchange: `${prefix}callbacks.dlx`,
     tokenExchange: `${prefix}merchant.tokens`,
   };
@@ -88,8 +96,21 @@ const QUORUM = { 'x-queue-type': 'quorum' } as const;
  */
 export const THROTTLE_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 30_000];
 
+/** Times a message may be handed to a consumer of the delivery queue before it is parked. */
+export const DEFAULT_DELIVERY_LIMIT = 20;
+/** How long a parked message is kept for inspection (the delivery itself is swept from the database). */
+const PARKED_TTL_MS = 7 * 24 * 3600 * 1000;
+
 /** The exchanges, queues and bindings callback delivery needs, one retry queue per distinct delay. */
-export function callbackTopology({ prefix, retryDelaysMs }: { prefix: string; retryDelaysMs: readonly number[] }): Topology {
+export function callbackTopology({
+  prefix,
+  retryDelaysMs,
+  deliveryLimit = DEFAULT_DELIVERY_LIMIT,
+}: {
+  prefix: string;
+  retryDelaysMs: readonly number[];
+  deliveryLimit?: number;
+}): Topology {
   const n = messagingNames(prefix);
   const delayQueue = (name: string, delayMs: number): QueueSpec => ({
     name,
@@ -113,10 +134,29 @@ export function callbackTopology({ prefix, retryDelaysMs }: { prefix: string; re
       { name: n.eventsExchange, type: 'topic', options: { durable: true } },
       { name: n.deadLetterExchange, type: 'direct', options: { durable: true } },
     ],
-    queues: [{ name: n.deliverQueue, options: { durable: true, arguments: { ...QUORUM } } }, ...retryQueues, ...throttleQueues],
+    queues: [
+      {
+        name: n.deliverQueue,
+        options: {
+          durable: true,
+          arguments: {
+            ...QUORUM,
+            'x-delivery-limit': deliveryLimit,
+            'x-dead-letter-exchange': n.deadLetterExchange,
+            'x-dead-letter-routing-key': n.parkedQueue,
+            'x-dead-letter-strategy': 'at-least-once',
+            'x-overflow': 'reject-publish',
+          },
+        },
+      },
+      ...retryQueues,
+      ...throttleQueues,
+      { name: n.parkedQueue, options: { durable: true, arguments: { ...QUORUM, 'x-message-ttl': PARKED_TTL_MS } } },
+    ],
     bindings: [
       { queue: n.deliverQueue, exchange: n.eventsExchange, routingKey: '#' },
       { queue: n.deliverQueue, exchange: n.deadLetterExchange, routingKey: n.deliverQueue },
+      { queue: n.parkedQueue, exchange: n.deadLetterExchange, routingKey: n.parkedQueue },
     ],
   };
 }

@@ -37,6 +37,20 @@ describe('callbackTopology', () => {
     expect(t.bindings).toContainEqual({ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '#' });
   });
 
+  it('gives the delivery queue an explicit delivery limit that parks, never drops, a message handed back too often', () => {
+    const t = callbackTopology({ prefix: 'p.', retryDelaysMs: [5000], deliveryLimit: 7 });
+    expect(t.queues.find((q) => q.name === 'p.callbacks.deliver')!.options.arguments).toMatchObject({
+      'x-queue-type': 'quorum',
+      'x-delivery-limit': 7,
+      'x-dead-letter-exchange': 'p.callbacks.dlx',
+      'x-dead-letter-routing-key': 'p.callbacks.parked',
+      'x-dead-letter-strategy': 'at-least-once',
+    });
+    expect(t.queues.map((q) => q.name)).toContain('p.callbacks.parked');
+    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.parked', exchange: 'p.callbacks.dlx', routingKey: 'p.callbacks.parked' });
+    expect(callbackTopology({ prefix: 'p.', retryDelaysMs: [5000] }).queues[0]!.options.arguments!['x-delivery-limit']).toBe(20);
+  });
+
   it('has one throttle queue per throttle delay, shaped like the retry queues, so a held-back message waits in RabbitMQ', () => {
     const t = callbackTopology({ prefix: 'p.', retryDelaysMs: [5000] });
     const throttle = t.queues.filter((q) => q.name.startsWith('p.callbacks.throttle.'));

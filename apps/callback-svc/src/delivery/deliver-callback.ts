@@ -28,7 +28,7 @@ import {
 } from './delivery-metrics';
 import { groupCommit } from './group-commit';
 import type { MerchantShares, Slot } from './merchant-shares';
-import { recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
+import { markSeen, recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
 import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';
 import type { CallbackSender } from './send-callback';
 
@@ -47,12 +47,15 @@ export interface DeliveryDeps {
 interface Steps {
   claim(request: ClaimRequest): Promise<Claim>;
   record(outcome: Outcome): Promise<void>;
+  /** Marks a delivery as seen (its message is alive, in a throttle queue), so the sweeper leaves it be. */
+  seen(eventId: string): Promise<void>;
 }
 
 export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
   const steps: Steps = {
     claim: groupCommit((requests: ClaimRequest[]) => claimDeliveries(deps.pool, requests, deps.claimLeaseMs)),
     record: groupCommit((outcomes: Outcome[]) => recordOutcomes(deps.pool, outcomes)),
+    seen: groupCommit((eventIds: string[]) => markSeen(deps.pool, eventIds)),
   };
   return async (message) => {
     const parsed = parseDeliveryMessage(message);
@@ -65,7 +68,7 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
     const merchant = String(message.properties.headers?.[MERCHANT_HEADER] ?? 'unknown');
     const admission = await deps.shares.admit(merchant);
     if (admission.kind === 'closed') throw new HandBackError('shutting down');
-    if (admission.kind === 'throttle') return held(deps, message, msg, 'over_share');
+    if (admission.kind === 'throttle') return held(deps, steps, message, msg, 'over_share');
     callbacksInFlight.inc();
     let durationMs: number | undefined;
     try {
@@ -96,7 +99,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
       return undefined;
     case 'busy':
       // Another copy is sending this attempt now, or its claimant died: look again after a wait.
-      await held(deps, message, msg, 'claimed_elsewhere');
+      await held(deps, steps, message, msg, 'claimed_elsewhere');
       return undefined;
     case 'done':
       duplicateDeliveryMessages.inc();
@@ -149,7 +152,8 @@ async function resumeAfterDone(deps: DeliveryDeps, message: ConsumeMessage, msg:
   if (retryMayBeLost) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
 }
 
-async function held(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, reason: 'over_share' | 'claimed_elsewhere'): Promise<void> {
+async function held(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, reason: 'over_share' | 'claimed_elsewhere'): Promise<void> {
   await throttle(deps.amqp, deps.names, message, msg.eventId, msg.attempt);
+  await steps.seen(msg.eventId);
   callbacksThrottled.inc({ reason });
 }

@@ -56,3 +56,9 @@ export const callbacksThrottled = new Counter({
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });
+
+export const sweptDeliveries = new Counter({
+  name: 'callback_swept_deliveries_total',
+  help: 'Pending or retrying deliveries published again by the sweeper because nothing had been seen of them (a parked or lost message).',
+  registers: [metricsRegistry],
+});

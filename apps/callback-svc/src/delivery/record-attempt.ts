@@ -37,6 +37,15 @@ const RECORD = `
    WHERE r.status <> 'skipped'
   ON CONFLICT (event_id, attempt) DO NOTHING`;
 
+/** A message of these deliveries is alive (handed to a throttle queue): the sweeper must not copy it. */
+export async function markSeen(pool: Pool, eventIds: string[]): Promise<void[]> {
+  await pool.query(
+    `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[]) AND status IN ('pending', 'retrying')`,
+    [eventIds],
+  );
+  return eventIds.map(() => undefined);
+}
+
 export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<void[]> {
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
   await pool.query(RECORD, [

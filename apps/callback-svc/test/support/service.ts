@@ -90,6 +90,16 @@ export class TestPublisher {
     await this.channel.waitForConfirms();
   }
 
+  /** Messages ready (not unacked) in one of the prefix's queues. */
+  async depth(queue: string): Promise<number> {
+    const channel = await this.connection.createChannel();
+    try {
+      return (await channel.checkQueue(queue)).messageCount;
+    } finally {
+      await channel.close();
+    }
+  }
+
   /** Messages waiting (ready, not unacked) in the delivery queue. */
   async readyInDeliveryQueue(): Promise<number> {
     const channel = await this.connection.createChannel();

@@ -23,6 +23,8 @@ export interface OutboxRelayOptions {
   amqp: AmqpConnection;
   prefix: string;
   retryDelaysMs: readonly number[];
+  /** callback-svc's CALLBACK_DELIVERY_LIMIT: the relay asserts the same delivery queue. */
+  deliveryLimit?: number;
   logger: MessagingLogger;
   /** Rows claimed per transaction (default 100). */
   batchSize?: number;
@@ -43,7 +45,7 @@ const FOREVER_MS = 2 ** 31 - 1;
 
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { amqp, logger } = opts;
-  const topology = callbackTopology({ prefix: opts.prefix, retryDelaysMs: opts.retryDelaysMs });
+  const topology = callbackTopology({ prefix: opts.prefix, retryDelaysMs: opts.retryDelaysMs, deliveryLimit: opts.deliveryLimit });
   amqp.onConnected(async (ctx) => {
     // A plain channel, not ctx.createChannel(): closing one of those counts as a fault. A failed
     // assertion rejects here, and the connection manager then retries the whole connection.

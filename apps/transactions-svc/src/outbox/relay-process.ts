@@ -3,7 +3,8 @@
  * `rabbitmqctl list_connections`), started once the HTTP server listens and never part of
  * readiness: the service needs PostgreSQL only, creates keep working while the broker is away.
  *
- * The retry delays are callback-svc's setting (CALLBACK_RETRY_DELAYS_MS, read through the same
+ * The retry delays and the delivery limit are callback-svc's settings (CALLBACK_RETRY_DELAYS_MS and
+ * CALLBACK_DELIVERY_LIMIT, read through the same
  * definition): the relay asserts the identical topology, since a queue declared with other
  * arguments would be refused.
  */
@@ -21,12 +22,12 @@ type RelayConfig = Pick<TransactionsConfig, 'databaseUrl' | 'amqpUrl' | 'amqpPre
 
 /** Reads its settings at once, so a wrong CALLBACK_RETRY_DELAYS_MS stops the boot with a clear message. */
 export function outboxRelayProcess(config: RelayConfig, logger: MessagingLogger, env: Env = process.env): RelayProcess {
-  const { retryDelaysMs } = parseEnv({ retryDelaysMs: callbackSpec.retryDelaysMs }, env);
+  const { retryDelaysMs, deliveryLimit } = parseEnv({ retryDelaysMs: callbackSpec.retryDelaysMs, deliveryLimit: callbackSpec.deliveryLimit }, env);
   const amqp = new AmqpConnection({ url: config.amqpUrl, name: `transactions-svc-relay@${hostname()}:${process.pid}`, logger });
   let relay: OutboxRelay | undefined;
   return {
     start() {
-      relay ??= startOutboxRelay({ databaseUrl: config.databaseUrl, amqp, prefix: config.amqpPrefix, retryDelaysMs, logger });
+      relay ??= startOutboxRelay({ databaseUrl: config.databaseUrl, amqp, prefix: config.amqpPrefix, retryDelaysMs, deliveryLimit, logger });
       amqp.start();
     },
     async stop() {
