@@ -39,6 +39,8 @@ export interface Stack {
   cli(args: string[]): { status: number | null; stdout: string; stderr: string };
   createMerchant(name?: string): Merchant;
   start(name: ServiceName): Promise<void>;
+  /** The running service's process id (the bench samples its RSS), undefined when stopped. */
+  pid(name: ServiceName): number | undefined;
   /** SIGTERM (default) and wait; resolves with the exit code. */
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
@@ -125,6 +127,10 @@ export async function startStack(label: string, overrides: Record<string, string
       child.stderr!.on('data', (d) => logs[name].push(String(d)));
       children.set(name, child);
       await waitFor(`http://127.0.0.1:${ports[name]}/healthz`);
+    },
+    pid(name) {
+      const child = children.get(name);
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
     async stop(name, signal = 'SIGTERM') {
       const child = children.get(name);
