@@ -1,6 +1,6 @@
 /**
  * Creates deposits through the gateway from the bench process, for scenarios that must know each
- * transaction's id and when its 201 arrived (autocannon does the closed-loop throughput figures).
+ * transaction's id and when its 201 arrived (load-process.ts does the closed-loop throughput figures).
  */
 import { Pool } from 'undici';
 

@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,isolation,memory,notify,profile]`
  *
  * Starts what it measures — the four built services (their own database and AMQP prefix per
- * stack), a callback receiver, a single-insert Fastify baseline, autocannon and a raw POST loop,
+ * stack), a callback receiver, a single-insert Fastify baseline, a load generator and a raw POST loop,
  * each in its own process — runs each figure of issue 7 beside its baseline with alternated A/B
  * rounds, and prints one table. A full run writes docs/benchmarks.svg. The machine is shared: read
  * the ratios, not the absolute numbers.

@@ -1,9 +1,9 @@
 /**
  * The bench's own processes: the receiver, the baseline server, the raw POST loop and the load
- * generator (autocannon), each forked or spawned so that none of them shares an event loop with
+ * generator, each forked or spawned so that none of them shares an event loop with
  * another or with the bench's timers. All listen on 127.0.0.1 only.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -18,7 +18,7 @@ async function forkReady<T>(file: string, args: string[] = []): Promise<{ child:
   started.add(child);
   child.once('exit', () => started.delete(child));
   const first = await new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${file} did not start within 30 s`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${file} did not answer within 120 s`)), 120_000);
     child.once('message', (m) => (clearTimeout(timer), resolve(m as T)));
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`${file} exited with ${code}`))));
   });
@@ -142,28 +142,10 @@ export interface LoadResult {
   p99: number;
 }
 
-/**
- * Closed-loop load with autocannon in its own process: `connections` clients POSTing a deposit
- * with a unique orderId ([<id>] is autocannon's per-request id) for `seconds`.
- */
-export async function autocannon(url: string, opts: { connections: number; seconds: number; token?: string }): Promise<LoadResult> {
-  const bin = require.resolve('autocannon/autocannon.js');
-  const body = JSON.stringify({ amount: '1.00', currency: 'USD', orderId: 'bench-[<id>]' });
-  const args = [bin, '-c', String(opts.connections), '-d', String(opts.seconds), '-m', 'POST', '-I', '-j'];
-  args.push('-H', 'content-type=application/json', '-b', body);
-  if (opts.token) args.push('-H', `serviceApiToken=${opts.token}`);
-  args.push(`${url}/api/createDeposit`);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  started.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  started.delete(child);
-  if (code !== 0) throw new Error(`autocannon exited with ${code}: ${err}`);
-  const r = JSON.parse(out);
-  return { perSecond: r['2xx'] / r.duration, ok: r['2xx'], other: r.non2xx + r.errors, p50: r.latency.p50, p99: r.latency.p99 };
+/** Closed-loop load (load-process.ts, its own process): `connections` clients for `seconds`. */
+export async function closedLoop(url: string, opts: { connections: number; seconds: number; token?: string }): Promise<LoadResult> {
+  const args = [url, String(opts.connections), String(opts.seconds), ...(opts.token ? [opts.token] : [])];
+  return (await forkReady<LoadResult>('load-process.ts', args)).first;
 }
 
 /** VmRSS of a process in MB (undefined once it is gone). */

@@ -3,7 +3,7 @@
  * in time; every address is 127.0.0.1.
  */
 import type { Stack } from '../../e2e/test/support/stack';
-import { autocannon, rawPostLoop, type LoadResult } from './processes';
+import { closedLoop, rawPostLoop, type LoadResult } from './processes';
 import { gatewayClient, type Created } from './load';
 import { alternate, fmt, median, ratio, summarize } from './stats';
 import { deliverQueueDepth, merchantWithCallback, rssText, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
@@ -31,11 +31,11 @@ export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promi
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const seconds = quick ? 3 : 8;
-  const tag = `create-${label}`;
+  const tag = `create-${label.replace(/\W+/g, "-")}`;
   const m = await merchantWithCallback(stack, `/ok/${tag}`);
   // Warm both sides (JIT, connection pools) outside the measured rounds.
-  let expected = (await autocannon(stack.gateway, { connections: 50, seconds: 2, token: m.apiToken })).ok;
-  await autocannon(ctx.baseline.url, { connections: 50, seconds: 2 });
+  let expected = (await closedLoop(stack.gateway, { connections: 50, seconds: 2, token: m.apiToken })).ok;
+  await closedLoop(ctx.baseline.url, { connections: 50, seconds: 2 });
   await ctx.receiver.waitForIds(tag, expected, 60_000);
   const rss = stackRss(stack).start();
   let undrained = 0;
@@ -43,7 +43,7 @@ export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promi
     rounds,
     async (round) => {
       ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`);
-      const r = await autocannon(stack.gateway, { connections: 50, seconds, token: m.apiToken });
+      const r = await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
       expected += r.ok;
       // The callbacks of this round are delivered before the next round starts, so that neither
       // side runs beside the other's backlog.
@@ -52,7 +52,7 @@ export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promi
     },
     async (round) => {
       ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`);
-      return autocannon(ctx.baseline.url, { connections: 50, seconds });
+      return closedLoop(ctx.baseline.url, { connections: 50, seconds });
     },
   );
   const row = throughputRow(`Create throughput (${label})`, a, b, 'req/s');
@@ -67,7 +67,7 @@ export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promis
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const n = quick ? 300 : 2000;
-  const tag = `drain-${label}`;
+  const tag = `drain-${label.replace(/\W+/g, "-")}`;
   const m = await merchantWithCallback(stack, `/ok/${tag}`);
   const client = gatewayClient(stack.gateway);
   const rss = stackRss(stack).start();
@@ -94,7 +94,7 @@ export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promis
       async (round) => {
         ctx.log(`drain ${label}: round ${round + 1}/${rounds} baselines`);
         raw.push(await rawPostLoop(`${ctx.receiver.url}/ok/raw`, quick ? 2000 : 10_000, 32));
-        return autocannon(ctx.baseline.url, { connections: 50, seconds: quick ? 3 : 8 });
+        return closedLoop(ctx.baseline.url, { connections: 50, seconds: quick ? 3 : 8 });
       },
     );
     const row = throughputRow(`Delivery drain (${label})`, a, b, '/s');
@@ -233,12 +233,12 @@ export async function notifyFigure(ctx: Ctx): Promise<Row> {
     // No callback URL: the figure is about commits, not deliveries.
     const on = await merchantWithCallback(withTrigger, null);
     const off = await merchantWithCallback(withoutTrigger, null);
-    await autocannon(withTrigger.gateway, { connections: 50, seconds: 2, token: on.apiToken });
-    await autocannon(withoutTrigger.gateway, { connections: 50, seconds: 2, token: off.apiToken });
+    await closedLoop(withTrigger.gateway, { connections: 50, seconds: 2, token: on.apiToken });
+    await closedLoop(withoutTrigger.gateway, { connections: 50, seconds: 2, token: off.apiToken });
     const { a, b } = await alternate(
       rounds,
-      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} with trigger`), autocannon(withTrigger.gateway, { connections: 50, seconds, token: on.apiToken })),
-      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} without`), autocannon(withoutTrigger.gateway, { connections: 50, seconds, token: off.apiToken })),
+      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} with trigger`), closedLoop(withTrigger.gateway, { connections: 50, seconds, token: on.apiToken })),
+      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} without`), closedLoop(withoutTrigger.gateway, { connections: 50, seconds, token: off.apiToken })),
     );
     const row = throughputRow('NOTIFY: creates with trigger vs without', a, b, 'req/s');
     row.note = dropped ? 'baseline = same product, trigger dropped in its own database' : 'the product has no outbox_notify_on_insert trigger: both sides are equal';
