@@ -42,7 +42,8 @@ function summarise(spans: SpanRecord[], creates: number): { rows: Row[]; spans: 
   // Every span name per service, with its p50/p99 and how many per create.
   const groups = new Map<string, number[]>();
   for (const s of spans) {
-    const key = `${s.service} ${s.name}`;
+    // Names carry the stack's own database and AMQP prefix; drop them so the list reads the same each run.
+    const key = `${s.service} ${s.name.replace(/dw_e2e_\w+/g, '<db>').replace(/e2e\.[\w]+\./g, '<prefix>.')}`;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key)!.push(s.durationMs);
   }
