@@ -33,7 +33,7 @@ function parseArgs(argv: string[]): Options & { write: boolean } {
   return { quick, only: only.size ? only : new Set(SCENARIOS), write: !quick && !only.size && !argv.includes('--no-write') };
 }
 
-function flatRow(figure: string, empty: Row, full: Row): Row {
+function flatRow(figure: string, label: string, empty: Row, full: Row): Row {
   // Each side relative to its own baseline round, so that drift of the machine cancels out.
   const normalised = ratio(full.value! / full.baseValue!, empty.value! / empty.baseValue!);
   return {
@@ -42,7 +42,7 @@ function flatRow(figure: string, empty: Row, full: Row): Row {
     baseline: 'target ≥ 0.9',
     ratio: fmt(normalised),
     chartRatio: normalised / 0.9,
-    note: `1M-history ÷ empty, each normalised by its baseline round (raw ${fmt(ratio(full.value!, empty.value!))})`,
+    note: `${label} ÷ empty, each normalised by its baseline round (raw ${fmt(ratio(full.value!, empty.value!))})`,
   };
 }
 
@@ -85,8 +85,8 @@ async function main() {
         const fullCreate = await createFigure(ctx, main, label);
         const fullDrain = await drainFigure(ctx, main, label);
         ctx.rows.push(fullCreate, ...fullDrain);
-        ctx.rows.push(flatRow(`Flat cost: create, ${label} vs empty`, emptyCreate!, fullCreate));
-        ctx.rows.push(flatRow(`Flat cost: drain, ${label} vs empty`, emptyDrain![0]!, fullDrain[0]!));
+        ctx.rows.push(flatRow(`Flat cost: create, ${label} vs empty`, label, emptyCreate!, fullCreate));
+        ctx.rows.push(flatRow(`Flat cost: drain, ${label} vs empty`, label, emptyDrain![0]!, fullDrain[0]!));
         const outbox = await withDb(main, async (db) => (await db.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n as number);
         ctx.rows[ctx.rows.length - 1]!.note += `; outbox rows now ${outbox}`;
       }

@@ -24,9 +24,9 @@ export async function seedHistory(databaseUrl: string, merchantId: string, count
     );
     await db.query(
       `INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
-       SELECT 'evt_hist_' || g, md5('h' || g)::uuid, $1, 1, 'deposit.pending', 'pending',
+       SELECT 'evt_hist_' || g, md5('h' || g)::uuid, $1::uuid, 1, 'deposit.pending', 'pending',
          jsonb_build_object('id', 'evt_hist_' || g, 'type', 'deposit.pending', 'sequence', 1,
-           'data', jsonb_build_object('id', md5('h' || g)::uuid, 'merchantId', $1::text, 'type', 'deposit',
+           'data', jsonb_build_object('id', md5('h' || g)::uuid, 'merchantId', $1::uuid::text, 'type', 'deposit',
              'status', 'pending', 'amount', '1.00', 'currency', 'USD', 'orderId', 'hist-' || g)), ${at} ${base}`,
       [merchantId],
     );
