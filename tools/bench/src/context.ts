@@ -25,6 +25,8 @@ export interface Row {
   baseValue?: number;
   /** For the chart: ours / baseline (or the figure / its target) when it has one. */
   chartRatio?: number;
+  /** The ratio the figure must reach (0.5 for throughput, 0.9 for flat cost, 1 for targets). */
+  chartTarget?: number;
 }
 
 export interface Ctx {

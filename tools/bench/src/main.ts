@@ -41,7 +41,8 @@ function flatRow(figure: string, label: string, empty: Row, full: Row): Row {
     ours: `${fmt(full.value)} vs ${fmt(empty.value)} /s`,
     baseline: 'target ≥ 0.9',
     ratio: fmt(normalised),
-    chartRatio: normalised / 0.9,
+    chartRatio: normalised,
+    chartTarget: 0.9,
     note: `${label} ÷ empty, each normalised by its baseline round (raw ${fmt(ratio(full.value!, empty.value!))})`,
   };
 }
