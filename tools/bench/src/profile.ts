@@ -81,8 +81,11 @@ function stages(spans: SpanRecord[]): Stage[] {
     const db = trace.filter((s) => s.service === 'transactions-svc' && s.kind === CLIENT && s.startMs >= tx.startMs && s.startMs <= tx.startMs + tx.durationMs);
     const dbMs = db.reduce((sum, s) => sum + s.durationMs, 0);
     out.gateway!.push(gw.durationMs - tx.durationMs);
-    out.database!.push(dbMs);
-    out.validation!.push(Math.max(0, tx.durationMs - dbMs));
+    // A trace whose database spans were not exported says nothing about the database stage.
+    if (db.length) {
+      out.database!.push(dbMs);
+      out.validation!.push(Math.max(0, tx.durationMs - dbMs));
+    }
     const publish = trace.filter((s) => s.service === 'transactions-svc' && s.kind === PRODUCER).sort((a, b) => a.startMs - b.startMs)[0];
     const txEnd = tx.startMs + tx.durationMs;
     if (publish) out.relay!.push(publish.startMs + publish.durationMs - txEnd);
