@@ -13,12 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, type Stack } from '../../e2e/test/support/stack';
 import { ratioChart } from './chart';
-import { rssText, setReceiverBase, startBenchStack, withDb, type Ctx, type Options, type Row } from './context';
+import { rssText, setReceiverBase, startBenchStack, type Ctx, type Options } from './context';
 import { killStarted, startBaseline, startReceiver } from './processes';
 import { profileFigure } from './profile';
-import { createFigure, drainFigure, isolationFigure, latencyFigure, memoryFigure, notifyFigure } from './scenarios';
-import { seedHistory } from './seed';
-import { fmt, markdownTable, ratio } from './stats';
+import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, notifyFigure } from './scenarios';
+import { markdownTable } from './stats';
 
 const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'isolation', 'memory', 'notify', 'profile'];
 const MAX_RUN_MS = 30 * 60_000;
@@ -31,20 +30,6 @@ function parseArgs(argv: string[]): Options & { write: boolean } {
   const unknown = argv.filter((a, i) => a.startsWith('--') && !['--quick', '--only', '--no-write'].includes(a) && !a.startsWith('--only=') && argv[i - 1] !== '--only');
   if (unknown.length) throw new Error(`unknown option ${unknown.join(' ')}`);
   return { quick, only: only.size ? only : new Set(SCENARIOS), write: !quick && !only.size && !argv.includes('--no-write') };
-}
-
-function flatRow(figure: string, label: string, empty: Row, full: Row): Row {
-  // Each side relative to its own baseline round, so that drift of the machine cancels out.
-  const normalised = ratio(full.value! / full.baseValue!, empty.value! / empty.baseValue!);
-  return {
-    figure,
-    ours: `${fmt(full.value)} vs ${fmt(empty.value)} /s`,
-    baseline: 'target ≥ 0.9',
-    ratio: fmt(normalised),
-    chartRatio: normalised,
-    chartTarget: 0.9,
-    note: `${label} ÷ empty, each normalised by its baseline round (raw ${fmt(ratio(full.value!, empty.value!))})`,
-  };
 }
 
 async function main() {
@@ -71,26 +56,10 @@ async function main() {
     if (has('create') || has('drain') || has('latency') || has('flat')) {
       log('starting the stack');
       main = await startBenchStack('main');
-      const emptyCreate = has('create') || has('flat') ? await createFigure(ctx, main, 'empty db') : undefined;
-      if (emptyCreate) ctx.rows.push(emptyCreate);
-      const emptyDrain = has('drain') || has('flat') ? await drainFigure(ctx, main, 'empty db') : undefined;
-      if (emptyDrain) ctx.rows.push(...emptyDrain);
+      if (has('create')) ctx.rows.push(await createFigure(ctx, main, 'empty db'));
+      if (has('drain')) ctx.rows.push(...(await drainFigure(ctx, main, 'empty db')));
       if (has('latency')) ctx.rows.push(await latencyFigure(ctx, main));
-      if (has('flat')) {
-        const count = opts.quick ? 20_000 : 1_000_000;
-        const history = main.createMerchant('History');
-        log(`seeding ${count} past transactions`);
-        const secs = await seedHistory(main.env.DATABASE_URL!, history.merchantId, count);
-        log(`seeded in ${secs.toFixed(0)} s`);
-        const label = opts.quick ? '20k history' : '1M history';
-        const fullCreate = await createFigure(ctx, main, label);
-        const fullDrain = await drainFigure(ctx, main, label);
-        ctx.rows.push(fullCreate, ...fullDrain);
-        ctx.rows.push(flatRow(`Flat cost: create, ${label} vs empty`, label, emptyCreate!, fullCreate));
-        ctx.rows.push(flatRow(`Flat cost: drain, ${label} vs empty`, label, emptyDrain![0]!, fullDrain[0]!));
-        const outbox = await withDb(main, async (db) => (await db.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n as number);
-        ctx.rows[ctx.rows.length - 1]!.note += `; outbox rows now ${outbox}`;
-      }
+      if (has('flat')) ctx.rows.push(...(await flatFigure(ctx, main, opts.quick ? 20_000 : 1_000_000, opts.quick ? '20k history' : '1M history')));
       await main.close();
       main = undefined;
     }

@@ -6,6 +6,7 @@ import type { Stack } from '../../e2e/test/support/stack';
 import { closedLoop, rawPostLoop, type LoadResult } from './processes';
 import { gatewayClient, type Created } from './load';
 import { alternate, fmt, median, ratio, summarize } from './stats';
+import { seedHistory } from './seed';
 import { deliverQueueDepth, merchantWithCallback, rssText, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
 
 const lat = (p50: number, p99: number) => `${fmt(p50)} / ${fmt(p99)}`;
@@ -27,40 +28,74 @@ function throughputRow(figure: string, a: LoadResult[], b: LoadResult[], unit: s
   };
 }
 
+/**
+ * One stack's side of the create figure: closed-loop creates, then (outside the timed part) wait
+ * until that round's callbacks have been delivered, so that the other side never runs beside this
+ * side's backlog.
+ */
+async function createSide(ctx: Ctx, stack: Stack, tag: string) {
+  const quick = ctx.opts.quick;
+  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  let expected = 0;
+  let undrained = 0;
+  const round = async (seconds: number) => {
+    const r = await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
+    expected += r.ok;
+    if (!(await ctx.receiver.waitForIds(tag, expected, quick ? 30_000 : 90_000))) undrained++;
+    return r;
+  };
+  return { round, undrained: () => undrained };
+}
+
+function createNote(rounds: number, seconds: number, results: LoadResult[], undrained: number) {
+  const errors = results.reduce((n, r) => n + r.other, 0);
+  return `${rounds}×${seconds}s rounds, median` + (errors ? `; ${errors} non-201` : '') + (undrained ? `; ${undrained} rounds' callbacks not all delivered in time` : '');
+}
+
 /** Figure 3: POST /api/createDeposit, 50 connections, vs the single-insert Fastify baseline. */
 export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promise<Row> {
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const seconds = quick ? 3 : 8;
-  const tag = `create-${label.replace(/\W+/g, "-")}`;
-  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  const side = await createSide(ctx, stack, `create-${label.replace(/\W+/g, '-')}`);
   // Warm both sides (JIT, connection pools) outside the measured rounds.
-  let expected = (await closedLoop(stack.gateway, { connections: 50, seconds: 2, token: m.apiToken })).ok;
+  await side.round(2);
   await closedLoop(ctx.baseline.url, { connections: 50, seconds: 2 });
-  await ctx.receiver.waitForIds(tag, expected, 60_000);
   const rss = stackRss(stack).start();
-  let undrained = 0;
   const { a, b } = await alternate(
     rounds,
-    async (round) => {
-      ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`);
-      const r = await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
-      expected += r.ok;
-      // The callbacks of this round are delivered before the next round starts, so that neither
-      // side runs beside the other's backlog.
-      if (!(await ctx.receiver.waitForIds(tag, expected, quick ? 30_000 : 90_000))) undrained++;
-      return r;
-    },
-    async (round) => {
-      ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`);
-      return closedLoop(ctx.baseline.url, { connections: 50, seconds });
-    },
+    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`), side.round(seconds)),
+    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`), closedLoop(ctx.baseline.url, { connections: 50, seconds })),
   );
   const row = throughputRow(`Create throughput (${label})`, a, b, 'req/s');
   row.rss = rss.stop();
-  const errors = a.reduce((n, r) => n + r.other, 0);
-  row.note = `${rounds}×${seconds}s rounds, median` + (errors ? `; ${errors} non-201` : '') + (undrained ? `; ${undrained} rounds' callbacks not all delivered in time` : '');
+  row.note = createNote(rounds, seconds, a, side.undrained());
   return row;
+}
+
+/**
+ * One stack's side of the drain figure: stop callback-svc, create n deposits, wait until the relay
+ * has published them all, start callback-svc, and time the first to the last arrival.
+ */
+async function drainSide(ctx: Ctx, stack: Stack, tag: string, n: number) {
+  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  const client = gatewayClient(stack.gateway);
+  let expected = 0;
+  const notes: string[] = [];
+  const round = async (): Promise<LoadResult> => {
+    await stack.stop('callback-svc');
+    const { created } = await client.burst(m.apiToken, n, 50);
+    expected += created.length;
+    const deadline = Date.now() + 120_000;
+    while ((await deliverQueueDepth(stack)) < created.length && Date.now() < deadline) await sleep(100);
+    await stack.start('callback-svc');
+    if (!(await ctx.receiver.waitForIds(tag, expected, 180_000))) notes.push(`a round not all delivered in 180 s`);
+    const firsts = ctx.receiver.firstArrivals(tag);
+    const times = created.map((c) => firsts.get(c.id)).filter((t): t is number => t !== undefined);
+    const span = (Math.max(...times) - Math.min(...times)) / 1000;
+    return { perSecond: span > 0 ? (times.length - 1) / span : Number.NaN, ok: times.length, other: 0, p50: Number.NaN, p99: Number.NaN };
+  };
+  return { round, notes, close: () => client.close() };
 }
 
 /** Figure 2: callbacks already queued, drained by a freshly started callback-svc. */
@@ -68,30 +103,13 @@ export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promis
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const n = quick ? 300 : 2000;
-  const tag = `drain-${label.replace(/\W+/g, "-")}`;
-  const m = await merchantWithCallback(stack, `/ok/${tag}`);
-  const client = gatewayClient(stack.gateway);
+  const side = await drainSide(ctx, stack, `drain-${label.replace(/\W+/g, '-')}`, n);
   const rss = stackRss(stack).start();
-  let expected = 0;
   const raw: number[] = [];
-  const notes: string[] = [];
   try {
     const { a, b } = await alternate(
       rounds,
-      async (round) => {
-        ctx.log(`drain ${label}: round ${round + 1}/${rounds} ours (${n} queued)`);
-        await stack.stop('callback-svc');
-        const { created } = await client.burst(m.apiToken, n, 50);
-        expected += created.length;
-        const deadline = Date.now() + 120_000;
-        while ((await deliverQueueDepth(stack)) < created.length && Date.now() < deadline) await sleep(100);
-        await stack.start('callback-svc');
-        if (!(await ctx.receiver.waitForIds(tag, expected, 180_000))) notes.push(`round ${round + 1}: not all delivered in 180 s`);
-        const firsts = ctx.receiver.firstArrivals(tag);
-        const times = created.map((c) => firsts.get(c.id)).filter((t): t is number => t !== undefined);
-        const span = (Math.max(...times) - Math.min(...times)) / 1000;
-        return { perSecond: span > 0 ? (times.length - 1) / span : Number.NaN, ok: times.length, other: 0, p50: Number.NaN, p99: Number.NaN };
-      },
+      (round) => (ctx.log(`drain ${label}: round ${round + 1}/${rounds} ours (${n} queued)`), side.round()),
       async (round) => {
         ctx.log(`drain ${label}: round ${round + 1}/${rounds} baselines`);
         raw.push(await rawPostLoop(`${ctx.receiver.url}/ok/raw`, quick ? 2000 : 10_000, 32));
@@ -101,7 +119,7 @@ export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promis
     const row = throughputRow(`Delivery drain (${label})`, a, b, '/s');
     row.oursLatency = '';
     row.rss = rss.stop();
-    row.note = [`${n} queued, first→last arrival, ${rounds} rounds; baseline = single-insert req/s`, ...notes].join('; ');
+    row.note = [`${n} queued, first→last arrival, ${rounds} rounds; baseline = single-insert req/s`, ...side.notes].join('; ');
     const rawRate = median(raw);
     const ours = median(a.map((r) => r.perSecond));
     return [
@@ -115,8 +133,59 @@ export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promis
       },
     ];
   } finally {
-    await client.close();
+    await side.close();
     rss.stop();
+  }
+}
+
+/**
+ * Figure 5: the same create and drain rounds on a stack whose database already holds `count` past
+ * transactions, alternated round by round with the empty stack, so that the machine's drift hits
+ * both alike. Target: history ÷ empty ≥ 0.9.
+ */
+export async function flatFigure(ctx: Ctx, empty: Stack, count: number, label: string): Promise<Row[]> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const n = quick ? 300 : 2000;
+  const full = await startBenchStack('history');
+  try {
+    const history = full.createMerchant('History');
+    ctx.log(`seeding ${count} past transactions`);
+    const secs = await seedHistory(full.env.DATABASE_URL!, history.merchantId, count);
+    ctx.log(`seeded in ${secs.toFixed(0)} s`);
+    const rssEmpty = stackRss(empty).start();
+    const rssFull = stackRss(full).start();
+    const ce = await createSide(ctx, empty, 'flat-create-empty');
+    const cf = await createSide(ctx, full, 'flat-create-history');
+    await ce.round(2);
+    await cf.round(2);
+    const c = await alternate(
+      rounds,
+      (round) => (ctx.log(`flat create: round ${round + 1}/${rounds} empty`), ce.round(seconds)),
+      (round) => (ctx.log(`flat create: round ${round + 1}/${rounds} ${label}`), cf.round(seconds)),
+    );
+    const de = await drainSide(ctx, empty, 'flat-drain-empty', n);
+    const df = await drainSide(ctx, full, 'flat-drain-history', n);
+    const d = await alternate(
+      rounds,
+      (round) => (ctx.log(`flat drain: round ${round + 1}/${rounds} empty`), de.round()),
+      (round) => (ctx.log(`flat drain: round ${round + 1}/${rounds} ${label}`), df.round()),
+    );
+    await de.close();
+    await df.close();
+    rssEmpty.stop();
+    const outbox = await withDb(full, async (db) => (await db.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n as number);
+    const flat = (figure: string, emptyRes: LoadResult[], fullRes: LoadResult[], unit: string, note: string): Row => {
+      const row = throughputRow(figure, fullRes, emptyRes, unit);
+      return { ...row, baseline: `${row.baseline} (empty)`, chartTarget: 0.9, note };
+    };
+    return [
+      { ...flat(`Flat cost: create, ${label} vs empty`, c.a, c.b, 'req/s', `${createNote(rounds, seconds, c.b, cf.undrained())}; seeded in ${secs.toFixed(0)} s`), rss: rssFull.stop() },
+      { ...flat(`Flat cost: drain, ${label} vs empty`, d.a, d.b, '/s', `${n} queued per round; outbox rows in the ${label} database now ${outbox}`), oursLatency: '', baselineLatency: '' },
+    ];
+  } finally {
+    await full.close();
   }
 }
 
