@@ -46,6 +46,8 @@ export interface Stack {
    * the stack's environment plus `overrides`; close() stops it too.
    */
   startExtra(name: ServiceName, overrides?: Record<string, string>): Promise<ExtraProcess>;
+  /** The running service's process id (the bench samples its RSS), undefined when stopped. */
+  pid(name: ServiceName): number | undefined;
   /** SIGTERM (default) and wait; resolves with the exit code. */
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
@@ -173,6 +175,10 @@ export async function startStack(label: string, overrides: Record<string, string
           return stopChild(child);
         },
       };
+    },
+    pid(name) {
+      const child = children.get(name);
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
     async stop(name, signal = 'SIGTERM') {
       const child = children.get(name);

@@ -1,0 +1,160 @@
+/**
+ * The bench's own processes: the receiver, the baseline server, the raw POST loop and the load
+ * generator, each forked or spawned so that none of them shares an event loop with
+ * another or with the bench's timers. All listen on 127.0.0.1 only.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Arrival } from './receiver-process';
+
+const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const started = new Set<ChildProcess>();
+
+/** Forks a .ts file of this folder (with the same tsx loader) and waits for its first message. */
+async function forkReady<T>(file: string, args: string[] = []): Promise<{ child: ChildProcess; first: T }> {
+  const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  const first = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not answer within 120 s`)), 120_000);
+    child.once('message', (m) => (clearTimeout(timer), resolve(m as T)));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`${file} exited with ${code}`))));
+  });
+  return { child, first };
+}
+
+/** Ends every process the bench started (only those: by their own handles). */
+export function killStarted(): void {
+  for (const child of started) child.kill('SIGTERM');
+}
+
+export interface Receiver {
+  url: string;
+  /** Arrivals by tag, in arrival order. */
+  arrivals(tag: string): Arrival[];
+  /** Distinct transaction ids of tag's `type` callbacks with their first arrival time. */
+  firstArrivals(tag: string, type?: string): Map<string, number>;
+  /** Resolves true once `count` distinct ids arrived under tag, false at the deadline. */
+  waitForIds(tag: string, count: number, timeoutMs: number): Promise<boolean>;
+  pid: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const { child, first } = await forkReady<{ url: string }>('receiver-process.ts');
+  const byTag = new Map<string, Arrival[]>();
+  const firsts = new Map<string, Map<string, number>>();
+  const listeners = new Set<() => void>();
+  child.on('message', (m: { arrivals?: Arrival[] }) => {
+    for (const a of m.arrivals ?? []) {
+      const [tag, id, , at] = a;
+      if (!byTag.has(tag)) byTag.set(tag, []);
+      byTag.get(tag)!.push(a);
+      if (!firsts.has(tag)) firsts.set(tag, new Map());
+      const seen = firsts.get(tag)!;
+      if (id && !seen.has(id)) seen.set(id, at);
+    }
+    for (const l of listeners) l();
+  });
+  return {
+    url: first.url,
+    pid: child.pid!,
+    arrivals: (tag) => byTag.get(tag) ?? [],
+    firstArrivals(tag, type) {
+      if (!type) return firsts.get(tag) ?? new Map();
+      const out = new Map<string, number>();
+      for (const [t, id, ty, at] of byTag.get(tag) ?? []) if (t === tag && ty === type && id && !out.has(id)) out.set(id, at);
+      return out;
+    },
+    waitForIds(tag, count, timeoutMs) {
+      return new Promise((resolve) => {
+        const check = () => {
+          if ((firsts.get(tag)?.size ?? 0) >= count) done(true);
+        };
+        const timer = setTimeout(() => done(false), timeoutMs);
+        const done = (ok: boolean) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve(ok);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface Baseline {
+  url: string;
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** Creates the baseline's own database and table, and starts the baseline server on it. */
+export async function startBaseline(id: string): Promise<Baseline> {
+  const dbName = `dw_bench_baseline_${id}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await admin.end();
+  const url = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  await db.query(`CREATE TABLE deposits (
+    id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    amount numeric NOT NULL, currency varchar(10) NOT NULL, order_id varchar(128) NOT NULL,
+    created_at timestamptz(3) NOT NULL DEFAULT now())`);
+  await db.end();
+  const { child, first } = await forkReady<{ url: string }>('baseline-insert-server.ts', [url]);
+  return {
+    url: first.url,
+    pid: child.pid!,
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A raw undici POST loop to `url` in its own process; POSTs per second. */
+export async function rawPostLoop(url: string, count: number, concurrency: number): Promise<number> {
+  const { first } = await forkReady<{ perSecond: number }>('raw-post-loop.ts', [url, String(count), String(concurrency)]);
+  return first.perSecond;
+}
+
+export interface LoadResult {
+  perSecond: number;
+  ok: number;
+  other: number;
+  p50: number;
+  p99: number;
+}
+
+/** Closed-loop load (load-process.ts, its own process): `connections` clients for `seconds`. */
+export async function closedLoop(url: string, opts: { connections: number; seconds: number; token?: string }): Promise<LoadResult> {
+  const args = [url, String(opts.connections), String(opts.seconds), ...(opts.token ? [opts.token] : [])];
+  return (await forkReady<LoadResult>('load-process.ts', args)).first;
+}
+
+/** VmRSS of a process in MB (undefined once it is gone). */
+export function rssMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

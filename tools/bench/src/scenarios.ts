@@ -1,0 +1,331 @@
+/**
+ * The figures of issue 7, each beside its baseline or target. Every loop is bounded in count and
+ * in time; every address is 127.0.0.1.
+ */
+import type { Stack } from '../../e2e/test/support/stack';
+import { closedLoop, rawPostLoop, type LoadResult } from './processes';
+import { gatewayClient, type Created } from './load';
+import { alternate, fmt, median, ratio, summarize } from './stats';
+import { seedHistory } from './seed';
+import { deliverQueueDepth, merchantWithCallback, rssText, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
+
+const lat = (p50: number, p99: number) => `${fmt(p50)} / ${fmt(p99)}`;
+
+function throughputRow(figure: string, a: LoadResult[], b: LoadResult[], unit: string): Row {
+  const ours = median(a.map((r) => r.perSecond));
+  const base = median(b.map((r) => r.perSecond));
+  return {
+    figure,
+    ours: `${fmt(ours)} ${unit}`,
+    baseline: `${fmt(base)} ${unit}`,
+    ratio: fmt(ratio(ours, base)),
+    chartRatio: ratio(ours, base),
+    chartTarget: 0.5,
+    value: ours,
+    baseValue: base,
+    oursLatency: lat(median(a.map((r) => r.p50)), median(a.map((r) => r.p99))),
+    baselineLatency: lat(median(b.map((r) => r.p50)), median(b.map((r) => r.p99))),
+  };
+}
+
+/**
+ * One stack's side of the create figure: closed-loop creates, then (outside the timed part) wait
+ * until that round's callbacks have been delivered, so that the other side never runs beside this
+ * side's backlog.
+ */
+async function createSide(ctx: Ctx, stack: Stack, tag: string) {
+  const quick = ctx.opts.quick;
+  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  let expected = 0;
+  let undrained = 0;
+  const round = async (seconds: number) => {
+    const r = await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
+    expected += r.ok;
+    if (!(await ctx.receiver.waitForIds(tag, expected, quick ? 30_000 : 90_000))) undrained++;
+    return r;
+  };
+  return { round, undrained: () => undrained };
+}
+
+function createNote(rounds: number, seconds: number, results: LoadResult[], undrained: number) {
+  const errors = results.reduce((n, r) => n + r.other, 0);
+  return `${rounds}×${seconds}s rounds, median` + (errors ? `; ${errors} non-201` : '') + (undrained ? `; ${undrained} rounds' callbacks not all delivered in time` : '');
+}
+
+/** Figure 3: POST /api/createDeposit, 50 connections, vs the single-insert Fastify baseline. */
+export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promise<Row> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const side = await createSide(ctx, stack, `create-${label.replace(/\W+/g, '-')}`);
+  // Warm both sides (JIT, connection pools) outside the measured rounds.
+  await side.round(2);
+  await closedLoop(ctx.baseline.url, { connections: 50, seconds: 2 });
+  const rss = stackRss(stack).start();
+  const { a, b } = await alternate(
+    rounds,
+    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`), side.round(seconds)),
+    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`), closedLoop(ctx.baseline.url, { connections: 50, seconds })),
+  );
+  const row = throughputRow(`Create throughput (${label})`, a, b, 'req/s');
+  row.rss = rss.stop();
+  row.note = createNote(rounds, seconds, a, side.undrained());
+  return row;
+}
+
+/**
+ * One stack's side of the drain figure: stop callback-svc, create n deposits, wait until the relay
+ * has published them all, start callback-svc, and time the first to the last arrival.
+ */
+async function drainSide(ctx: Ctx, stack: Stack, tag: string, n: number) {
+  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  const client = gatewayClient(stack.gateway);
+  let expected = 0;
+  const notes: string[] = [];
+  const round = async (): Promise<LoadResult> => {
+    await stack.stop('callback-svc');
+    const { created } = await client.burst(m.apiToken, n, 50);
+    expected += created.length;
+    const deadline = Date.now() + 120_000;
+    while ((await deliverQueueDepth(stack)) < created.length && Date.now() < deadline) await sleep(100);
+    await stack.start('callback-svc');
+    if (!(await ctx.receiver.waitForIds(tag, expected, 180_000))) notes.push(`a round not all delivered in 180 s`);
+    const firsts = ctx.receiver.firstArrivals(tag);
+    const times = created.map((c) => firsts.get(c.id)).filter((t): t is number => t !== undefined);
+    const span = (Math.max(...times) - Math.min(...times)) / 1000;
+    return { perSecond: span > 0 ? (times.length - 1) / span : Number.NaN, ok: times.length, other: 0, p50: Number.NaN, p99: Number.NaN };
+  };
+  return { round, notes, close: () => client.close() };
+}
+
+/** Figure 2: callbacks already queued, drained by a freshly started callback-svc. */
+export async function drainFigure(ctx: Ctx, stack: Stack, label: string): Promise<Row[]> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const n = quick ? 300 : 2000;
+  const side = await drainSide(ctx, stack, `drain-${label.replace(/\W+/g, '-')}`, n);
+  const rss = stackRss(stack).start();
+  const raw: number[] = [];
+  try {
+    const { a, b } = await alternate(
+      rounds,
+      (round) => (ctx.log(`drain ${label}: round ${round + 1}/${rounds} ours (${n} queued)`), side.round()),
+      async (round) => {
+        ctx.log(`drain ${label}: round ${round + 1}/${rounds} baselines`);
+        raw.push(await rawPostLoop(`${ctx.receiver.url}/ok/raw`, quick ? 2000 : 10_000, 32));
+        return closedLoop(ctx.baseline.url, { connections: 50, seconds: quick ? 3 : 8 });
+      },
+    );
+    const row = throughputRow(`Delivery drain (${label})`, a, b, '/s');
+    row.oursLatency = '';
+    row.rss = rss.stop();
+    row.note = [`${n} queued, first→last arrival, ${rounds} rounds; baseline = single-insert req/s`, ...side.notes].join('; ');
+    const rawRate = median(raw);
+    const ours = median(a.map((r) => r.perSecond));
+    return [
+      row,
+      {
+        figure: `Delivery drain vs raw POST loop (${label})`,
+        ours: `${fmt(ours)} /s`,
+        baseline: `${fmt(rawRate)} POST/s`,
+        ratio: fmt(ratio(ours, rawRate)),
+        note: 'undici, 32 concurrent, own process, to the same receiver',
+      },
+    ];
+  } finally {
+    await side.close();
+    rss.stop();
+  }
+}
+
+/**
+ * Figure 5: the same create and drain rounds on a stack whose database already holds `count` past
+ * transactions, alternated round by round with the empty stack, so that the machine's drift hits
+ * both alike. Target: history ÷ empty ≥ 0.9.
+ */
+export async function flatFigure(ctx: Ctx, empty: Stack, count: number, label: string): Promise<Row[]> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const n = quick ? 300 : 2000;
+  const full = await startBenchStack('history');
+  try {
+    const history = full.createMerchant('History');
+    ctx.log(`seeding ${count} past transactions`);
+    const secs = await seedHistory(full.env.DATABASE_URL!, history.merchantId, count);
+    ctx.log(`seeded in ${secs.toFixed(0)} s`);
+    const rssEmpty = stackRss(empty).start();
+    const rssFull = stackRss(full).start();
+    const ce = await createSide(ctx, empty, 'flat-create-empty');
+    const cf = await createSide(ctx, full, 'flat-create-history');
+    await ce.round(2);
+    await cf.round(2);
+    const c = await alternate(
+      rounds,
+      (round) => (ctx.log(`flat create: round ${round + 1}/${rounds} empty`), ce.round(seconds)),
+      (round) => (ctx.log(`flat create: round ${round + 1}/${rounds} ${label}`), cf.round(seconds)),
+    );
+    const de = await drainSide(ctx, empty, 'flat-drain-empty', n);
+    const df = await drainSide(ctx, full, 'flat-drain-history', n);
+    const d = await alternate(
+      rounds,
+      (round) => (ctx.log(`flat drain: round ${round + 1}/${rounds} empty`), de.round()),
+      (round) => (ctx.log(`flat drain: round ${round + 1}/${rounds} ${label}`), df.round()),
+    );
+    await de.close();
+    await df.close();
+    rssEmpty.stop();
+    const outbox = await withDb(full, async (db) => (await db.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n as number);
+    const flat = (figure: string, emptyRes: LoadResult[], fullRes: LoadResult[], unit: string, note: string): Row => {
+      const row = throughputRow(figure, fullRes, emptyRes, unit);
+      return { ...row, baseline: `${row.baseline} (empty)`, chartTarget: 0.9, note };
+    };
+    return [
+      { ...flat(`Flat cost: create, ${label} vs empty`, c.a, c.b, 'req/s', `${createNote(rounds, seconds, c.b, cf.undrained())}; seeded in ${secs.toFixed(0)} s`), rss: rssFull.stop() },
+      { ...flat(`Flat cost: drain, ${label} vs empty`, d.a, d.b, '/s', `${n} queued per round; outbox rows in the ${label} database now ${outbox}`), oursLatency: '', baselineLatency: '' },
+    ];
+  } finally {
+    await full.close();
+  }
+}
+
+/** Figure 4: create → first callback arrival at a steady, open-loop 200 creates/s. */
+export async function latencyFigure(ctx: Ctx, stack: Stack): Promise<Row> {
+  const seconds = ctx.opts.quick ? 5 : 15;
+  const tag = 'latency';
+  const m = await merchantWithCallback(stack, `/ok/${tag}`);
+  const client = gatewayClient(stack.gateway);
+  const rss = stackRss(stack).start();
+  try {
+    ctx.log(`latency: 200 creates/s for ${seconds} s`);
+    const startedAt = Date.now();
+    const { created, failed } = await client.steady(m.apiToken, 200, seconds);
+    await ctx.receiver.waitForIds(tag, created.length, 60_000);
+    const firsts = ctx.receiver.firstArrivals(tag);
+    const delays = created.map((c) => firsts.get(c.id)! - c.at).filter((d) => Number.isFinite(d));
+    const s = summarize(delays);
+    const createMs = summarize(created.map((c) => c.ms));
+    const lastAt = Math.max(...created.map((c) => c.at));
+    const achieved = created.length / ((lastAt - startedAt) / 1000);
+    return {
+      figure: 'Latency: 201 → first callback, 200 creates/s',
+      ours: `p99 ${fmt(s.p99)} ms`,
+      baseline: 'target ≤ 100 ms',
+      ratio: fmt(ratio(100, s.p99)),
+      chartRatio: ratio(100, s.p99),
+      oursLatency: lat(s.p50, s.p99),
+      rss: rss.stop(),
+      note: `offered 200/s, answered ${fmt(achieved)}/s; ${s.count}/${created.length} arrived, ${failed} failed; create request (incl. waiting for one of 50 connections) p50/p99 ${lat(createMs.p50, createMs.p99)} ms`,
+    };
+  } finally {
+    await client.close();
+    rss.stop();
+  }
+}
+
+/** Figure 1: merchant A's endpoint misbehaves; merchant B's callbacks must still arrive at once. */
+export async function isolationFigure(ctx: Ctx, mode: 'hang' | 'slow' | '429' | '503'): Promise<Row> {
+  const { quick } = ctx.opts;
+  const aCount = quick ? 100 : 300;
+  const bCount = quick ? 20 : 60;
+  const waitMs = quick ? 10_000 : 20_000;
+  const stack = await startBenchStack(`iso_${mode}`);
+  const client = gatewayClient(stack.gateway);
+  const rss = stackRss(stack).start();
+  try {
+    const a = await merchantWithCallback(stack, `/${mode}/iso-a-${mode}`, 'Merchant A');
+    const b = await merchantWithCallback(stack, `/ok/iso-b-${mode}`, 'Merchant B');
+    ctx.log(`isolation (${mode}): A creates ${aCount}, then B ${bCount} at 10/s`);
+    await client.burst(a.apiToken, aCount, 50);
+    const { created } = await client.steady(b.apiToken, 10, bCount / 10);
+    await ctx.receiver.waitForIds(`iso-b-${mode}`, created.length, waitMs);
+    const firsts = ctx.receiver.firstArrivals(`iso-b-${mode}`);
+    const delays = created.map((c: Created) => firsts.get(c.id)).map((t, i) => (t === undefined ? undefined : t - created[i]!.at));
+    const arrived = delays.filter((d): d is number => d !== undefined);
+    const s = summarize(arrived);
+    const what = { hang: 'hangs', slow: 'answers after 2 s', '429': 'answers 429', '503': 'answers 503' }[mode];
+    return {
+      figure: `Isolation: A ${what}, B's delay after 201`,
+      ours: `${arrived.length}/${created.length} arrived`,
+      baseline: 'all, p99 < 1 s',
+      oursLatency: arrived.length ? `${fmt(s.p50)} / ${fmt(s.p99)} / max ${fmt(s.max)}` : `none in ${waitMs / 1000} s`,
+      rss: rss.stop(),
+      note: `A: ${aCount} burst, ${ctx.receiver.arrivals(`iso-a-${mode}`).length} attempts reached A's endpoint; waited ≤ ${waitMs / 1000} s after B's last 201`,
+    };
+  } finally {
+    rss.stop();
+    await client.close();
+    await stack.close();
+  }
+}
+
+/** Figure 6: RSS with many callbacks waiting on hanging endpoints. */
+export async function memoryFigure(ctx: Ctx): Promise<Row> {
+  const count = ctx.opts.quick ? 1000 : 10_000;
+  const holdMs = ctx.opts.quick ? 5000 : 15_000;
+  const stack = await startBenchStack('memory');
+  const client = gatewayClient(stack.gateway);
+  const rss = stackRss(stack).start();
+  try {
+    const m = await merchantWithCallback(stack, '/hang/memory', 'Hanging merchant');
+    ctx.log(`memory: ${count} callbacks to a hanging endpoint`);
+    const started = Date.now();
+    const { created } = await client.burst(m.apiToken, count, 50);
+    await sleep(holdMs);
+    const max = rss.stop();
+    const worst = Math.max(...Object.values(max));
+    return {
+      figure: `Memory: ${count} callbacks on hanging endpoints`,
+      ours: `max ${fmt(worst)} MB`,
+      baseline: 'target < 150 MB each',
+      ratio: fmt(ratio(150, worst)),
+      chartRatio: ratio(150, worst),
+      rss: max,
+      note: `${created.length} created in ${fmt((Date.now() - started - holdMs) / 1000)} s, held ${holdMs / 1000} s; ${ctx.receiver.arrivals('memory').length} requests open or made`,
+    };
+  } finally {
+    rss.stop();
+    await client.close();
+    await stack.close();
+  }
+}
+
+/**
+ * Figure 7: concurrent creates as the product runs them (no NOTIFY: the relay is woken in process)
+ * vs the same product with the old outbox NOTIFY trigger put back in its own database, to show
+ * what a NOTIFY at commit costs (PostgreSQL serialises the commits of notifying transactions).
+ */
+export async function notifyFigure(ctx: Ctx): Promise<Row> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const withTrigger = await startBenchStack('notify_on');
+  const withoutTrigger = await startBenchStack('notify_off');
+  try {
+    await withDb(withTrigger, async (db) => {
+      await db.query(`CREATE OR REPLACE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_notify('outbox', ''); RETURN NULL; END; $$`);
+      await db.query('DROP TRIGGER IF EXISTS outbox_notify_on_insert ON outbox');
+      await db.query('CREATE TRIGGER outbox_notify_on_insert AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()');
+    });
+    // No callback URL: the figure is about commits, not deliveries.
+    const on = await merchantWithCallback(withTrigger, null);
+    const off = await merchantWithCallback(withoutTrigger, null);
+    await closedLoop(withTrigger.gateway, { connections: 50, seconds: 2, token: on.apiToken });
+    await closedLoop(withoutTrigger.gateway, { connections: 50, seconds: 2, token: off.apiToken });
+    const { a, b } = await alternate(
+      rounds,
+      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} with trigger`), closedLoop(withTrigger.gateway, { connections: 50, seconds, token: on.apiToken })),
+      (round) => (ctx.log(`notify: round ${round + 1}/${rounds} without`), closedLoop(withoutTrigger.gateway, { connections: 50, seconds, token: off.apiToken })),
+    );
+    const row = throughputRow('NOTIFY: creates with the old trigger vs the product (none)', a, b, 'req/s');
+    row.chartTarget = 0.9;
+    row.note = 'baseline = the product (relay woken in process); ours = the same with the old NOTIFY trigger added in its own database';
+    return row;
+  } finally {
+    await withTrigger.close();
+    await withoutTrigger.close();
+  }
+}
+
+export { rssText };
