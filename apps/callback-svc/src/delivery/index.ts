@@ -8,3 +8,4 @@ export * from './send-callback';
 export * from './record-attempt';
 export * from './schedule-retry';
 export * from './deliver-callback';
+export * from './release-claim';
