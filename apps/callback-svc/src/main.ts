@@ -15,10 +15,15 @@ async function main() {
   const app = buildApp({ logger, amqp, pool });
   // Fastify stops serving first; then the consumer stops taking messages and lets the deliveries in
   // flight finish and ack (what is still unacked returns to RabbitMQ), then what they used goes.
+  // A callback may take CALLBACK_TIMEOUT_MS, longer than the whole budget: sends still running after
+  // half of it are aborted and their messages handed back unacked, with no attempt recorded; the
+  // other half is for releasing their claims, closing and flushing telemetry.
   app.addHook('onClose', async () => {
     const closing = amqp.close(); // takes no new messages from here on
     deliveries.handBackWaiting();
+    const abortTimer = setTimeout(() => deliveries.abortSends(), config.shutdownTimeoutMs / 2);
     await closing;
+    clearTimeout(abortTimer);
     await deliveries.close();
     await pool.end();
   });

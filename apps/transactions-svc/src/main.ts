@@ -2,8 +2,9 @@ import { ConfigError, loadTransactionsConfig } from '@dw/config';
 import { runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
-import { createPrisma } from './db/prisma';
+import { createPrisma, sqlPool } from './db/prisma';
 import { outboxRelayProcess } from './outbox/relay-process';
+import { startRetentionJob, type RetentionJob } from './retention/retention-job';
 
 async function main() {
   const config = loadTransactionsConfig();
@@ -11,8 +12,14 @@ async function main() {
   const db = createPrisma(config.databaseUrl, config.databasePoolSize);
   const app = buildApp({ config, db, logger });
   const relay = outboxRelayProcess(config, logger);
-  app.addHook('onListen', async () => relay.start());
+  let retention: RetentionJob | undefined;
+  app.addHook('onListen', async () => {
+    relay.start();
+    // Every replica runs it; their batches never overlap (SKIP LOCKED). 0 keeps events forever.
+    retention = startRetentionJob(sqlPool(db), logger, { retentionDays: config.eventRetentionDays });
+  });
   app.addHook('onClose', async () => {
+    await retention?.stop();
     await relay.stop();
     await db.$disconnect();
   });

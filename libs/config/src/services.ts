@@ -70,6 +70,8 @@ export const transactionsSpec = {
   internalAuthSecrets,
   sandboxSettleMs: int('SANDBOX_SETTLE_MS', { default: 0, min: 0, max: 86_400_000 }),
   allowPrivateHosts,
+  /** Events, their deliveries and attempts older than this are removed (transactions are kept); 0 keeps them forever. */
+  eventRetentionDays: int('EVENT_RETENTION_DAYS', { default: 90, min: 0, max: 36_500 }),
 };
 
 export const callbackSpec = {

@@ -20,6 +20,7 @@ describe('service configuration from the environment', () => {
       sandboxSettleMs: 0,
       allowPrivateHosts: false,
       adminToken: undefined,
+      eventRetentionDays: 90,
     });
     expect(loadCallbackConfig({})).toMatchObject({
       port: 3002,
@@ -32,6 +33,12 @@ describe('service configuration from the environment', () => {
   it('reads values that are set', () => {
     const c = loadCallbackConfig({ CALLBACK_RETRY_DELAYS_MS: '100, 200', CALLBACK_ALLOW_PRIVATE_HOSTS: 'true', CALLBACK_PORT: '4000' });
     expect(c).toMatchObject({ retryDelaysMs: [100, 200], allowPrivateHosts: true, port: 4000 });
+  });
+
+  it('reads EVENT_RETENTION_DAYS, where 0 keeps events forever, and refuses a negative one', () => {
+    expect(loadTransactionsConfig({ ...internal, EVENT_RETENTION_DAYS: '0' }).eventRetentionDays).toBe(0);
+    expect(loadTransactionsConfig({ ...internal, EVENT_RETENTION_DAYS: '30' }).eventRetentionDays).toBe(30);
+    expect(() => loadTransactionsConfig({ ...internal, EVENT_RETENTION_DAYS: '-1' })).toThrow(/EVENT_RETENTION_DAYS must be an integer from 0/);
   });
 
   it('stops with a message naming every wrong setting at once', () => {

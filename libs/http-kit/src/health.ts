@@ -9,6 +9,11 @@ import { sendProblem } from './problem';
 /** A dependency check: resolves when the dependency is reachable, rejects (or times out) when not. */
 export type ReadinessCheck = () => Promise<unknown>;
 
+/**
+ * Each check's own bound: a dependency that black-holes packets would otherwise hold /readyz until
+ * a driver or TCP gives up (a PostgreSQL query has 35 s, TCP minutes), and a probe that times out
+ * is a failed probe anyway. Tested against a black-holed PostgreSQL in transactions-svc.
+ */
 const CHECK_TIMEOUT_MS = 2000;
 
 async function runCheck(check: ReadinessCheck): Promise<boolean> {

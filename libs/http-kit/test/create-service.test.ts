@@ -60,4 +60,13 @@ describe('the shared service shell', () => {
     expect(down.statusCode).toBe(503);
     expect(down.json()).toMatchObject({ code: 'service_unavailable', detail: 'Not ready: dep unreachable.' });
   });
+
+  it('answers 503 within its own timeout (2 s) when a check never settles', async () => {
+    const started = Date.now();
+    const hung = await app(() => new Promise(() => undefined)).inject({ method: 'GET', url: '/readyz' });
+    const tookMs = Date.now() - started;
+    expect(hung.statusCode).toBe(503);
+    expect(tookMs).toBeGreaterThanOrEqual(1_900);
+    expect(tookMs).toBeLessThan(3_000);
+  });
 });

@@ -21,6 +21,38 @@ describe('startTcpProxy', () => {
     await proxy.close();
     echo.close();
   });
+
+  it('in a black hole keeps connections open but forwards nothing either way, and forwards new connections after restore()', async () => {
+    const echo = net.createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const proxy = await startTcpProxy('127.0.0.1', (echo.address() as net.AddressInfo).port);
+    const open = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const c = net.connect(proxy.port, '127.0.0.1', () => resolve(c));
+        c.once('error', reject);
+      });
+    /** What comes back within `ms`: the echo, 'silence', or 'closed'. */
+    const exchange = (c: net.Socket, ms: number) =>
+      new Promise<string>((resolve) => {
+        const timer = setTimeout(() => resolve('silence'), ms);
+        c.once('data', (d) => (clearTimeout(timer), resolve(String(d))));
+        c.once('close', () => (clearTimeout(timer), resolve('closed')));
+        c.write('ping');
+      });
+    const before = await open();
+    expect(await exchange(before, 1000)).toBe('ping');
+    proxy.blackHole();
+    expect(await exchange(before, 300)).toBe('silence');
+    const during = await open(); // accepted…
+    expect(await exchange(during, 300)).toBe('silence'); // …never answered
+    expect(before.destroyed || during.destroyed).toBe(false);
+    proxy.restore();
+    const after = await open();
+    expect(await exchange(after, 1000)).toBe('ping');
+    for (const c of [before, during, after]) c.destroy();
+    await proxy.close();
+    echo.close();
+  });
 });
 
 describe('startCallbackReceiver', () => {

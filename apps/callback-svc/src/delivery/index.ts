@@ -9,3 +9,4 @@ export * from './record-attempt';
 export * from './schedule-retry';
 export * from './deliver-callback';
 export * from './sweep-deliveries';
+export * from './release-claim';

@@ -3,6 +3,11 @@
  * pool per origin; redirects are not followed (dispatcher.request never does), so a 3xx is just a
  * failed attempt. A single AbortSignal bounds the whole exchange (connect, headers and body), and
  * the private-host guard runs where the socket is opened, on the addresses actually connected to.
+ *
+ * That signal is the attempt's timeout combined with one shutdown signal for the process: a send
+ * cut short by `abortAll()` (SIGTERM, CALLBACK_TIMEOUT_MS being longer than SHUTDOWN_TIMEOUT_MS) is
+ * no attempt at all. It throws SendAbortedError instead of returning a result, so nothing is
+ * recorded and the message goes back to RabbitMQ for another replica to send in full.
  */
 import { channel } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
@@ -36,8 +41,19 @@ export interface CallbackRequest {
 }
 
 export interface CallbackSender {
+  /** Resolves with the attempt's result; rejects with SendAbortedError once `abortAll()` was called. */
   send(request: CallbackRequest): Promise<AttemptResult>;
+  /** Cuts every send in flight short and refuses new ones (shutdown). */
+  abortAll(): void;
   close(): Promise<void>;
+}
+
+/** A send cut short by the process shutting down: not an attempt, nothing to record. */
+export class SendAbortedError extends Error {
+  constructor(readonly eventId: string) {
+    super('callback send aborted: the process is shutting down');
+    this.name = 'SendAbortedError';
+  }
 }
 
 export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOptions): CallbackSender {
@@ -47,10 +63,14 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
     bodyTimeout: timeoutMs,
   });
 
+  const shutdown = new AbortController();
+
   async function send(request: CallbackRequest): Promise<AttemptResult> {
+    if (shutdown.signal.aborted) throw new SendAbortedError(request.eventId);
     const at = new Date();
     const started = performance.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([timeout, shutdown.signal]);
     let statusCode: number | null = null;
     const finish = (outcome: AttemptOutcome, error: string | null): AttemptResult => ({
       outcome,
@@ -76,6 +96,7 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
       await reply.body.dump({ limit: MAX_RESPONSE_BYTES, signal });
       return statusCode === 200 ? finish('succeeded', null) : finish('http_status', null);
     } catch (err) {
+      if (shutdown.signal.aborted && !timeout.aborted) throw new SendAbortedError(request.eventId);
       if (signal.aborted) {
         const phase = statusCode === null ? 'no reply' : 'the reply body did not complete';
         return finish('timeout', `timeout: ${phase} within ${timeoutMs} ms`);
@@ -85,7 +106,7 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
     }
   }
 
-  return { send, close: () => agent.close() };
+  return { send, abortAll: () => shutdown.abort(), close: () => agent.close() };
 }
 
 function requestHeaders(request: CallbackRequest, now: Date): Record<string, string> {

@@ -80,7 +80,7 @@ export function stillMoving(detail: TransactionDetail): boolean {
 export function detailFragment(detail: TransactionDetail, now = Date.now()): SafeHtml {
   const timeline =
     detail.events.length === 0
-      ? html`<p class="muted">No events yet.</p>`
+      ? html`<p class="muted">No events: none yet, or removed after the retention period.</p>`
       : html`<ol class="timeline">${detail.events.map((e) => event(e, now))}</ol>`;
   return html`<div data-fragment="detail" data-title="Transaction ${detail.transaction.orderId}" data-moving="${String(stillMoving(detail))}">
 ${fields(detail, now)}
