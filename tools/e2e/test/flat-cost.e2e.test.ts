@@ -66,8 +66,15 @@ describe('the outbox', () => {
 
 describe('the sandbox settler’s lookup', () => {
   it('uses the index of pending transactions, not a scan of all of them', async () => {
-    // History as it builds up: nearly every transaction settled, a few still pending.
-    await db.query(`UPDATE transactions SET status = 'completed' WHERE id IN (SELECT id FROM transactions ORDER BY created_at OFFSET 10)`);
+    // History as it builds up: 5,000 settled transactions and a few pending, written by SQL.
+    const m = stack.createMerchant('Settler history');
+    await db.query(
+      `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'deposit', CASE WHEN g <= 10 THEN 'pending' ELSE 'completed' END::transaction_status,
+              1, 'USD', 'history-' || g, 2, now() - g * interval '1 minute', now()
+         FROM generate_series(1, 5000) g`,
+      [m.merchantId],
+    );
     await db.query('ANALYZE transactions');
     const { rows } = await db.query(
       `EXPLAIN (FORMAT JSON) SELECT id FROM transactions
