@@ -41,6 +41,10 @@ export function redeliverCallbackRoutes(app: FastifyInstance, db: PrismaClient):
       const now = Date.now();
       const { since, type } = request.body;
       const until = request.body.until ?? new Date(now).toISOString();
+      // The schema's date-time format admits only real instants; this keeps a NaN from ever passing.
+      if (Number.isNaN(Date.parse(since)) || Number.isNaN(Date.parse(until))) {
+        throw validationFailed([{ path: Number.isNaN(Date.parse(since)) ? '/since' : '/until', message: 'must be a valid date-time' }]);
+      }
       if (Date.parse(since) < now - RECOVERY_MAX_AGE_DAYS * DAY_MS) {
         throw validationFailed(
           [{ path: '/since', message: `must be at most ${RECOVERY_MAX_AGE_DAYS} days ago` }],
