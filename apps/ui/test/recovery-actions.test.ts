@@ -54,6 +54,7 @@ describe('the "Recover failed since…" panel', () => {
     const out = healthFragment(HEALTH).value;
     expect(out).toContain('<div class="recover needs-script" data-recover>');
     expect(out).toContain('<input id="recover-since" name="since" type="datetime-local"');
+    expect(out).toContain('<label for="recover-since">Failed since</label>');
     expect(out).toContain('<select id="recover-type" name="type">');
     expect(out).toContain('<button type="button" data-action="recover">Recover failed since…</button>');
     expect(out).toContain('At most 14 days back and 10,000 events per call');

@@ -323,7 +323,7 @@ describe('the viewer (/ui) in Chromium', () => {
     const panel = page.locator('#health-body [data-recover]');
     await panel.waitFor();
     // datetime-local, in the browser's zone (UTC here).
-    await panel.getByLabel('Since').fill(start.toISOString().slice(0, 19));
+    await panel.getByLabel('Failed since').fill(start.toISOString().slice(0, 19));
     await panel.getByRole('button', { name: 'Recover failed since…' }).click();
     await page.waitForFunction(() => /Sending 2 callbacks again/.test(document.querySelector('#health-body [data-recover] .action-status')?.textContent ?? ''));
     for (const t of txs) {
@@ -332,12 +332,12 @@ describe('the viewer (/ui) in Chromium', () => {
     }
 
     // A second click finds nothing left to recover.
-    await panel.getByLabel('Since').fill(start.toISOString().slice(0, 19));
+    await panel.getByLabel('Failed since').fill(start.toISOString().slice(0, 19));
     await panel.getByRole('button', { name: 'Recover failed since…' }).click();
     await page.waitForFunction(() => /Nothing to recover/.test(document.querySelector('#health-body [data-recover] .action-status')?.textContent ?? ''));
 
     // Beyond 14 days: the API's 400 is shown, naming the limit.
-    await panel.getByLabel('Since').fill(new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 19));
+    await panel.getByLabel('Failed since').fill(new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 19));
     await panel.getByRole('button', { name: 'Recover failed since…' }).click();
     await page.waitForFunction(() => /14 days/.test(document.querySelector('#health-body [data-recover] .action-status.error')?.textContent ?? ''));
     await close();

@@ -50,10 +50,10 @@ function recoverAction(): SafeHtml {
 <h3>Recover failed callbacks</h3>
 <p class="muted">Sends again every callback that ended failed or skipped (no URL was set) for the events created since the chosen time, in event order. At most ${RECOVERY_MAX_AGE_DAYS} days back and ${RECOVERY_MAX_EVENTS.toLocaleString('en-US')} events per call; callbacks already being sent are left alone.</p>
 <div class="recover-fields">
-<div><label for="recover-since">Since</label>
+<div><label for="recover-since">Failed since</label>
 <input id="recover-since" name="since" type="datetime-local" step="1" required aria-describedby="recover-tz"></div>
-<div><label for="recover-type">Type</label>
-<select id="recover-type" name="type"><option value="">Both</option><option value="deposit">deposit</option><option value="withdraw">withdraw</option></select></div>
+<div><label for="recover-type">Which callbacks</label>
+<select id="recover-type" name="type"><option value="">Deposits and withdraws</option><option value="deposit">Deposits only</option><option value="withdraw">Withdraws only</option></select></div>
 <button type="button" data-action="recover">Recover failed since…</button>
 </div>
 <p id="recover-tz" class="muted hint">In your browser's time zone.</p>
