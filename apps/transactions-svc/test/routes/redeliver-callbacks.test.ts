@@ -249,3 +249,21 @@ describe('POST /api/recoverCallbacks', () => {
     expect((await recover({ since: since(7200) }, merchant)).json()).toEqual({ recovered: RECOVERY_MAX_EVENTS });
   });
 });
+
+describe('only the gateway speaks for a merchant (CONTRACT 1)', () => {
+  it('answers 401 to a direct caller naming a merchant, and restarts nothing', async () => {
+    const eventId = await create(svc.merchantA);
+    await settle(eventId, 'failed', [500]);
+    await clearOutbox();
+    for (const [url, payload] of [
+      ['/api/redeliverCallback', { eventId }],
+      ['/api/recoverCallbacks', { since: new Date(Date.now() - 60_000).toISOString() }],
+    ] as const) {
+      const res = await svc.app.inject({ method: 'POST', url, payload, headers: { 'x-merchant-id': svc.merchantA } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().code).toBe('unauthorized');
+    }
+    expect(await outbox()).toEqual([]);
+    expect(await delivery(eventId)).toMatchObject({ status: 'failed', trigger: 'automatic' });
+  });
+});
