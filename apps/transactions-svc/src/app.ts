@@ -10,6 +10,7 @@ import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
 import { exportTransactionRoutes } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
+import { redeliverCallbackRoutes } from './routes/redeliver-callbacks';
 import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
 
 import { operatorRoutes } from './routes/operator-status';
@@ -39,6 +40,7 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     endpointHealthRoutes(merchantApi, db);
     exportTransactionRoutes(merchantApi, db);
     rotateCallbackSecretRoutes(merchantApi, db);
+    redeliverCallbackRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);
   app.register(async (gatewayOnly) => {

@@ -124,13 +124,15 @@
 
   // ---- Endpoint health ------------------------------------------------------------------------
 
-  function loadHealth() {
+  /** `then` runs once the fresh view is in place (a recovery writes its outcome into it). */
+  function loadHealth(then) {
     var box = $('health-status');
     view('/ui/endpointHealth').then(function (res) {
       if (res.status === 401) return signOut(BAD_TOKEN);
       if (res.status !== 200) return setStatus(box, 'error', res.fragment || failureMessage(res), loadHealth);
       setStatus(box, '', '');
       $('health-body').replaceChildren(res.fragment);
+      if (typeof then === 'function') then();
     }, function () {
       setStatus(box, 'error', NETWORK_ERROR, loadHealth);
     });
@@ -138,13 +140,16 @@
 
   // ---- List -----------------------------------------------------------------------------------
 
+  /** A datetime-local value (no zone: the user's local time) as an ISO instant; undefined when empty. */
+  function localToIso(value) {
+    if (!value) return undefined;
+    var d = new Date(value);
+    return isNaN(d.getTime()) ? undefined : d.toISOString();
+  }
+
   function readFilters() {
     var form = $('filters');
-    var toIso = function (value) {
-      if (!value) return undefined;
-      var d = new Date(value); // datetime-local has no zone: it is the user's local time
-      return isNaN(d.getTime()) ? undefined : d.toISOString();
-    };
+    var toIso = localToIso;
     return {
       type: form.elements.type.value || undefined,
       status: form.elements.status.value || undefined,
@@ -280,12 +285,97 @@
   // ---- Actions on server-rendered buttons -----------------------------------------------------
 
   /**
-   * HOOK (issue 9): buttons in fragments carry data-action="<name>" and their arguments as data-*
-   * attributes; a click runs ACTIONS[name](button). The "Redeliver" button of an event
-   * (POST /api/redeliverCallback) and "Recover failed since…" (POST /api/recoverCallbacks) plug in
-   * here, sending the token in the serviceApiToken header like view() does.
+   * POST a merchant API call as JSON with the token header, like view() does for pages. Resolves
+   * {status, json, retryAfter}; rejects on a network failure.
    */
-  var ACTIONS = {};
+  function post(path, body) {
+    return fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', serviceApiToken: token() || '' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+    }).then(function (res) {
+      return res.text().then(function (text) {
+        var json = null;
+        try { json = JSON.parse(text); } catch (e) { /* not JSON */ }
+        return { status: res.status, json: json, retryAfter: res.headers.get('Retry-After') };
+      });
+    });
+  }
+
+  /** A problem+json answer as one sentence: its detail, then what each offending field must be. */
+  function problemMessage(res) {
+    var p = res.json || {};
+    var fields = (p.errors || []).map(function (e) { return String(e.path || '').replace(/^\//, '') + ' ' + e.message; });
+    var message = [p.detail].concat(fields).filter(Boolean).join(' ');
+    return failureMessage({ status: res.status, message: message || null, retryAfter: res.retryAfter });
+  }
+
+  function actionStatus(box, text, isError) {
+    if (!box) return;
+    box.textContent = text;
+    box.className = 'action-status' + (isError ? ' error' : '');
+  }
+
+  /**
+   * Buttons in fragments carry data-action="<name>" and their arguments as data-* attributes; a
+   * click runs ACTIONS[name](button). Each calls the merchant API, then refreshes the view it sits in.
+   */
+  var ACTIONS = {
+    // A new series of attempts for one event (POST /api/redeliverCallback); the refreshed detail
+    // shows the delivery pending again and follows it (data-moving) until it settles.
+    redeliver: function (button) {
+      var box = button.parentNode.querySelector('.action-status');
+      var id = state.detailId;
+      button.disabled = true;
+      actionStatus(box, 'Redelivering…');
+      post('/api/redeliverCallback', { eventId: button.getAttribute('data-event-id') }).then(function (res) {
+        if (res.status === 401) return signOut(BAD_TOKEN);
+        if (res.status !== 202) {
+          button.disabled = false;
+          // 409: a series started meanwhile (another tab, a recovery): show it as it is now.
+          if (res.status === 409 && id) loadDetail(id, true);
+          return actionStatus(box, problemMessage(res), true);
+        }
+        actionStatus(box, 'Redelivery started.');
+        if (id && state.detailId === id) loadDetail(id, true);
+      }, function () {
+        button.disabled = false;
+        actionStatus(box, NETWORK_ERROR, true);
+      });
+    },
+    // Every failed or skipped callback since the chosen time (POST /api/recoverCallbacks).
+    recover: function (button) {
+      var panel = button.closest('[data-recover]');
+      var box = panel.querySelector('.action-status');
+      var since = localToIso(panel.querySelector('[name=since]').value);
+      if (!since) return actionStatus(box, 'Choose the date and time to recover from.', true);
+      var body = { since: since };
+      var type = panel.querySelector('[name=type]').value;
+      if (type) body.type = type;
+      button.disabled = true;
+      actionStatus(box, 'Recovering…');
+      post('/api/recoverCallbacks', body).then(function (res) {
+        if (res.status === 401) return signOut(BAD_TOKEN);
+        button.disabled = false;
+        if (res.status !== 202) return actionStatus(box, problemMessage(res), true);
+        var n = res.json.recovered;
+        var done = n === 0
+          ? 'Nothing to recover: no failed or skipped callbacks since then (or they are being sent already).'
+          : 'Sending ' + n + (n === 1 ? ' callback' : ' callbacks') + ' again.';
+        // The refreshed health view replaces this panel: the message goes into the new one.
+        loadHealth(function () {
+          actionStatus($('health-body').querySelector('[data-recover] .action-status'), done);
+        });
+        if (state.listLoaded) loadList();
+      }, function () {
+        button.disabled = false;
+        actionStatus(box, NETWORK_ERROR, true);
+      });
+    },
+  };
 
   function onAction(event) {
     var button = event.target.closest && event.target.closest('[data-action]');
@@ -338,6 +428,9 @@
     state.index = 0;
     loadList();
   }
+
+  // Fragments' actions (Redeliver, Recover) need this script: the stylesheet shows them only now.
+  document.documentElement.classList.add('scripted');
 
   document.addEventListener('DOMContentLoaded', function () {
     $('token-form').addEventListener('submit', function (event) {

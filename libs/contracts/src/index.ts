@@ -10,3 +10,4 @@ export * from './endpoint-health';
 export * from './secret-rotation';
 export * from './api-token';
 export * from './text-rules';
+export * from './recovery';

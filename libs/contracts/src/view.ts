@@ -40,6 +40,9 @@ export const DeliveryAttempt = Type.Object(
     statusCode: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()]),
     durationMs: Type.Integer({ minimum: 0 }),
+    trigger: Type.Union([Type.Literal('automatic'), Type.Literal('manual')], {
+      description: '"manual" for the attempts of a series the merchant started (redelivery, recovery)',
+    }),
   },
   { additionalProperties: false },
 );

@@ -36,7 +36,15 @@ export interface FuzzContext {
   seed: number;
 }
 
-type Endpoint = 'createDeposit' | 'createWithdraw' | 'getCallbackUrls' | 'updateCallbackUrlDeposit' | 'updateCallbackUrlWithdraw' | 'viewTransaction';
+type Endpoint =
+  | 'createDeposit'
+  | 'createWithdraw'
+  | 'getCallbackUrls'
+  | 'updateCallbackUrlDeposit'
+  | 'updateCallbackUrlWithdraw'
+  | 'viewTransaction'
+  | 'redeliverCallback'
+  | 'recoverCallbacks';
 const ENDPOINT_WEIGHTS: [Endpoint, number][] = [
   ['createDeposit', 18],
   ['createWithdraw', 18],
@@ -44,6 +52,8 @@ const ENDPOINT_WEIGHTS: [Endpoint, number][] = [
   ['updateCallbackUrlDeposit', 10],
   ['updateCallbackUrlWithdraw', 10],
   ['viewTransaction', 38],
+  ['redeliverCallback', 4],
+  ['recoverCallbacks', 4],
 ];
 
 function weighted<T>(rng: Rng, items: [T, number][]): T {
@@ -179,6 +189,32 @@ function callbackUrlBody(rng: Rng): Buffer {
   if (r < 0.7) return Buffer.from('{"url":null}');
   if (r < 0.85) return Buffer.from(`{"url":${hostileJsonToken(rng, 'https://example.com/')}}`);
   if (r < 0.9) return Buffer.from(`{"url":"https://example.com/","${rng.pick(['extra', '__proto__', 'depositCallbackUrl'])}":1}`);
+  return rng.pick(RAW_BODIES)();
+}
+
+const EVENT_ID_CORNERS = ['evt_00000000000000000000000000000000', 'evt_', 'evt_a', `evt_${'a'.repeat(60)}`, `evt_${'a'.repeat(61)}`, 'EVT_1', 'evt_-1', 'evt_1 ', ''];
+
+function redeliverBody(rng: Rng): Buffer {
+  const r = rng.next();
+  if (r < 0.5) return Buffer.from(`{"eventId":${JSON.stringify(rng.pick(EVENT_ID_CORNERS))}}`);
+  if (r < 0.75) return Buffer.from(`{"eventId":${hostileJsonToken(rng, 'evt_0123456789abcdef0123456789abcdef')}}`);
+  if (r < 0.85) return Buffer.from(`{"eventId":"evt_1","${rng.pick(['extra', '__proto__', 'constructor'])}":1}`);
+  return rng.pick(RAW_BODIES)();
+}
+
+function recoverBody(rng: Rng): Buffer {
+  const r = rng.next();
+  // Relative to the clock (the 14-day rule is): the seed fixes the shape, not the instant.
+  const recent = () => new Date(Date.now() - rng.int(0, 20 * 86_400) * 1000).toISOString();
+  const time = () => (rng.chance(0.5) ? recent() : rng.chance(0.8) ? rng.pick(DATE_CORNERS) : hostileString(rng, recent()));
+  if (r < 0.6) {
+    const fields = [`"since":${JSON.stringify(time())}`];
+    if (rng.chance(0.4)) fields.push(`"until":${JSON.stringify(time())}`);
+    if (rng.chance(0.3)) fields.push(`"type":${JSON.stringify(rng.pick(['deposit', 'withdraw', 'refund', '', 'DEPOSIT']))}`);
+    return Buffer.from(`{${fields.join(',')}}`);
+  }
+  if (r < 0.8) return Buffer.from(`{"since":${hostileJsonToken(rng, recent())}}`);
+  if (r < 0.9) return Buffer.from(`{"since":${JSON.stringify(recent())},"${rng.pick(['limit', '__proto__', 'merchantId'])}":1}`);
   return rng.pick(RAW_BODIES)();
 }
 
@@ -334,6 +370,12 @@ export function fuzzRequest(ctx: FuzzContext, index: number): FuzzRequest {
     case 'updateCallbackUrlDeposit':
     case 'updateCallbackUrlWithdraw':
       req = { label: endpoint, method: 'PUT', path: `/api/${endpoint}`, headers: headersFor(rng, ctx.writerToken, true), body: callbackUrlBody(rng) };
+      break;
+    case 'redeliverCallback':
+      req = { label: endpoint, method: 'POST', path: `/api/${endpoint}`, headers: headersFor(rng, ctx.writerToken, true), body: redeliverBody(rng) };
+      break;
+    case 'recoverCallbacks':
+      req = { label: endpoint, method: 'POST', path: `/api/${endpoint}`, headers: headersFor(rng, ctx.writerToken, true), body: recoverBody(rng) };
       break;
     case 'getCallbackUrls':
       req = { label: endpoint, method: 'GET', path: `/api/getCallbackUrls${rng.chance(0.2) ? viewQuery(rng, ctx) : ''}`, headers: headersFor(rng, ctx.writerToken, false) };

@@ -7,6 +7,10 @@ import {
   CreateDepositBody,
   CreateWithdrawBody,
   Problem,
+  RecoverCallbacksBody,
+  RecoveredCallbacks,
+  RedeliverCallbackBody,
+  RedeliveredEvent,
   RotateCallbackSecretBody,
   RotatedCallbackSecret,
   Transaction,
@@ -54,6 +58,22 @@ export function publicApiRoutes(app: FastifyInstance): void {
     doc('Roll the callback signing secret; the old one keeps signing beside it for overlapSeconds (default 86400, 0 revokes it)', {
       body: RotateCallbackSecretBody,
       response: { 200: RotatedCallbackSecret, ...errors },
+    }),
+    forward,
+  );
+  app.post(
+    '/api/redeliverCallback',
+    doc('Start a new series of callback attempts for one settled event (same webhook-id and body); 409 while one is pending or retrying', {
+      body: RedeliverCallbackBody,
+      response: { 202: RedeliveredEvent, ...errors },
+    }),
+    forward,
+  );
+  app.post(
+    '/api/recoverCallbacks',
+    doc('Start a new series for every callback that ended failed or skipped, for events created in [since, until) (at most 14 days back, 10,000 events)', {
+      body: RecoverCallbacksBody,
+      response: { 202: RecoveredCallbacks, ...errors },
     }),
     forward,
   );

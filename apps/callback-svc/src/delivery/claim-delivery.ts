@@ -13,8 +13,19 @@
 import type { Pool } from 'pg';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed' | 'skipped';
+/** Who started the current series: the event itself, or the merchant (redelivery, recovery). */
+export type DeliveryTrigger = 'automatic' | 'manual';
 
-export interface DeliveryTarget {
+/**
+ * Where the current series stands: its attempts are numbered seriesStart+1 … seriesStart+6, so the
+ * retry schedule counts from seriesStart (a redelivery starts a series after the earlier attempts).
+ */
+export interface Series {
+  seriesStart: number;
+  trigger: DeliveryTrigger;
+}
+
+export interface DeliveryTarget extends Series {
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
@@ -37,7 +48,7 @@ export type Claim =
   /** The delivery is settled for good: this message is a duplicate. */
   | { kind: 'settled'; status: DeliveryStatus }
   /** This attempt was already made and recorded; `attemptCount` attempts are recorded in all. */
-  | { kind: 'done'; status: DeliveryStatus; attemptCount: number }
+  | ({ kind: 'done'; status: DeliveryStatus; attemptCount: number } & Series)
   /** Another copy holds the claim on this attempt right now (or held it and died: the lease runs out). */
   | { kind: 'busy' };
 
@@ -46,6 +57,8 @@ interface ClaimRow {
   claimed: boolean;
   status: DeliveryStatus | null;
   attempt_count: number | null;
+  series_start: number | null;
+  trigger: DeliveryTrigger | null;
   type: string | null;
   created_at: Date | null;
   merchant_id: string | null;
@@ -70,7 +83,7 @@ const CLAIM = `
        AND (d.claimed_attempt IS DISTINCT FROM i.attempt OR d.claimed_until IS NULL OR d.claimed_until < now())
     RETURNING d.event_id
   )
-  SELECT i.event_id, (c.event_id IS NOT NULL) AS claimed, d.status, d.attempt_count,
+  SELECT i.event_id, (c.event_id IS NOT NULL) AS claimed, d.status, d.attempt_count, d.series_start, d.trigger,
          e.type, e.created_at, e.merchant_id, m.deposit_callback_url, m.withdraw_callback_url, m.callback_signing_secret,
          CASE WHEN m.previous_signing_secret_expires_at > now() THEN m.previous_signing_secret END AS live_previous_signing_secret
     FROM input i
@@ -92,6 +105,7 @@ export async function claimDeliveries(pool: Pool, requests: ClaimRequest[], leas
 
 function toClaim(row: ClaimRow | undefined, attempt: number): Claim {
   if (!row || row.type === null || row.status === null) return { kind: 'unknown_event' };
+  const series: Series = { seriesStart: row.series_start ?? 0, trigger: row.trigger ?? 'automatic' };
   if (row.claimed) {
     return {
       kind: 'claimed',
@@ -104,12 +118,13 @@ function toClaim(row: ClaimRow | undefined, attempt: number): Claim {
         signingSecrets: row.live_previous_signing_secret
           ? [row.callback_signing_secret!, row.live_previous_signing_secret]
           : [row.callback_signing_secret!],
+        ...series,
       },
     };
   }
   if (isSettled(row.status)) return { kind: 'settled', status: row.status };
   const attemptCount = row.attempt_count ?? 0;
-  return attemptCount >= attempt ? { kind: 'done', status: row.status, attemptCount } : { kind: 'busy' };
+  return attemptCount >= attempt ? { kind: 'done', status: row.status, attemptCount, ...series } : { kind: 'busy' };
 }
 
 /** Deposit events go to the deposit URL, withdraw events to the withdraw URL (CONTRACT 5). */

@@ -110,7 +110,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
   }
   const target = claim.target;
   if (target.url === null) {
-    await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status: 'skipped' });
+    await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status: 'skipped', trigger: target.trigger });
     callbackDeliveries.inc({ status: 'skipped' });
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return undefined;
@@ -125,11 +125,12 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
 
 /** Records the attempt, then schedules the next one or settles the delivery for good. */
 async function settle(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, target: DeliveryTarget, result: AttemptResult) {
-  const delayMs = result.outcome === 'succeeded' ? undefined : deps.plan.delayAfter(msg.attempt);
+  // The schedule counts within the current series: a redelivery gets all six attempts again.
+  const delayMs = result.outcome === 'succeeded' ? undefined : deps.plan.delayAfter(msg.attempt - target.seriesStart);
   const status: RecordedStatus = result.outcome === 'succeeded' ? 'succeeded' : delayMs === undefined ? 'failed' : 'retrying';
   // Recorded before the retry is published: were it the other way round, a database failure after a
   // confirmed publish would requeue this message beside its retry and fork the schedule in two.
-  await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status, result });
+  await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status, result, trigger: target.trigger });
   if (delayMs !== undefined) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
   callbackDeliveries.inc({ status });
   if (status === 'succeeded') callbackDeliveryLatency.observe((Date.now() - target.eventCreatedAt.getTime()) / 1000);
@@ -146,7 +147,7 @@ async function settle(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage,
  * its own claim.
  */
 async function resumeAfterDone(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, claim: Extract<Claim, { kind: 'done' }>) {
-  const delayMs = deps.plan.delayAfter(msg.attempt);
+  const delayMs = deps.plan.delayAfter(msg.attempt - claim.seriesStart);
   const retryMayBeLost = claim.status === 'retrying' && claim.attemptCount === msg.attempt && delayMs !== undefined;
   deps.logger.info({ eventId: msg.eventId, attempt: msg.attempt, republishRetry: retryMayBeLost }, 'attempt already made; not sending it again');
   if (retryMayBeLost) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);

@@ -7,6 +7,7 @@
  */
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
+import type { DeliveryTrigger } from './claim-delivery';
 
 export type RecordedStatus = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
@@ -16,12 +17,14 @@ export interface Outcome {
   status: RecordedStatus;
   /** The HTTP attempt; absent when skipped. */
   result?: AttemptResult;
+  /** The trigger of the series this attempt belongs to (CONTRACT 4.7: manual attempts are marked). */
+  trigger: DeliveryTrigger;
 }
 
 const RECORD = `
   WITH r AS (
-    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[])
-      AS r(event_id, attempt, status, at, url, status_code, error, duration_ms)
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[])
+      AS r(event_id, attempt, status, at, url, status_code, error, duration_ms, trigger)
   ),
   delivery AS (
     UPDATE callback_deliveries d SET
@@ -32,8 +35,8 @@ const RECORD = `
     FROM r WHERE d.event_id = r.event_id
     RETURNING d.event_id
   )
-  INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, error, duration_ms)
-  SELECT r.event_id, r.attempt, r.at, r.url, r.status_code, r.error, r.duration_ms FROM r
+  INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, error, duration_ms, trigger)
+  SELECT r.event_id, r.attempt, r.at, r.url, r.status_code, r.error, r.duration_ms, r.trigger::delivery_trigger FROM r
    WHERE r.status <> 'skipped'
   ON CONFLICT (event_id, attempt) DO NOTHING`;
 
@@ -57,6 +60,7 @@ export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<v
     column((o) => o.result?.statusCode ?? null),
     column((o) => o.result?.error ?? null),
     column((o) => o.result?.durationMs ?? null),
+    column((o) => o.trigger),
   ]);
   return outcomes.map(() => undefined);
 }

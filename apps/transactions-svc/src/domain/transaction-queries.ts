@@ -41,6 +41,24 @@ export async function listTransactions(
   return { items, nextCursor };
 }
 
+/**
+ * The viewer's delivery object (CONTRACT 4.6) of the event whose id is the SQL expression `eventId`,
+ * with `status` (NULL reads as pending); attempts in attempt order, each with its trigger.
+ */
+export function deliveryJson(eventId: string, status: string): Prisma.Sql {
+  return Prisma.raw(`json_build_object(
+             'status', COALESCE(${status}::text, 'pending'),
+             'attempts', COALESCE((
+               SELECT json_agg(json_build_object(
+                        'attempt', a.attempt,
+                        'at', to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms,
+                        'trigger', a.trigger)
+                      ORDER BY a.attempt, a.id)
+               FROM callback_attempts a WHERE a.event_id = ${eventId}), '[]'::json)
+           )`);
+}
+
 export async function transactionDetail(
   db: PrismaClient,
   merchantId: string,
@@ -53,16 +71,7 @@ export async function transactionDetail(
   const events = await db.$queryRaw<TransactionDetail['events']>`
     SELECT e.id, e.type,
            to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-           json_build_object(
-             'status', COALESCE(d.status::text, 'pending'),
-             'attempts', COALESCE((
-               SELECT json_agg(json_build_object(
-                        'attempt', a.attempt,
-                        'at', to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                        'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
-                      ORDER BY a.attempt, a.id)
-               FROM callback_attempts a WHERE a.event_id = e.id), '[]'::json)
-           ) AS delivery
+           ${deliveryJson('e.id', 'd.status')} AS delivery
     FROM transaction_events e
     LEFT JOIN callback_deliveries d ON d.event_id = e.id
     WHERE e.transaction_id = ${id}::uuid

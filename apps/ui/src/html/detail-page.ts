@@ -41,16 +41,24 @@ ${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${k}</td><t
 
 function attemptRow(a: Attempt, now: number): SafeHtml {
   const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${a.error ?? 'no reply'}</span>`;
-  return html`<tr><td data-label="Attempt">${a.attempt}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
+  // A manual attempt belongs to a series the merchant started (redelivery or recovery).
+  const manual = a.trigger === 'manual' ? html` <span class="tag" data-trigger="manual">manual</span>` : '';
+  return html`<tr><td data-label="Attempt">${a.attempt}${manual}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
 }
 
+const SETTLED_DELIVERY = new Set(['succeeded', 'failed', 'skipped']);
+
 /**
- * HOOK (issue 9, redelivery): the place for a "Redeliver" button on an event, e.g.
- * `<button type="button" data-action="redeliver" data-event-id="…">`; /ui's script dispatches
- * `data-action` clicks (see ACTIONS in public/app.js). Empty until POST /api/redeliverCallback exists.
+ * "Redeliver" on an event whose delivery has settled (CONTRACT 4.7: a series still pending or
+ * retrying answers 409, so the button is not offered then). /ui's script runs it (ACTIONS in
+ * public/app.js) with the merchant's token; the no-script page hides it (it needs the token header).
  */
-function eventActions(_e: EventView): SafeHtml | string {
-  return '';
+function eventActions(e: EventView): SafeHtml | string {
+  if (!SETTLED_DELIVERY.has(e.delivery.status)) return '';
+  return html`<div class="event-actions needs-script">
+<button type="button" class="secondary" data-action="redeliver" data-event-id="${e.id}">Redeliver</button>
+<span class="action-status" role="status" aria-live="polite"></span>
+</div>`;
 }
 
 function event(e: EventView, now: number): SafeHtml {

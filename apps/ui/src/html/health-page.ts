@@ -3,7 +3,7 @@
  * `healthFragment` is the one template: the no-script page wraps it in the layout, /ui's script
  * fetches it alone and shows it above the list.
  */
-import type { EndpointHealth, EndpointHealthItem } from '@dw/contracts';
+import { RECOVERY_MAX_AGE_DAYS, RECOVERY_MAX_EVENTS, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
 import type { Assets } from '../assets';
 import { timeCell } from './format';
 import { html, type SafeHtml } from './html';
@@ -41,12 +41,24 @@ ${item.skipped > 0 ? html`<dt>Skipped</dt><dd data-field="skipped">${item.skippe
 }
 
 /**
- * HOOK (issue 9, bulk recovery): the place for a "Recover failed since…" form (a datetime input
- * and a `data-action="recover"` button); /ui's script dispatches it (ACTIONS in public/app.js)
- * once POST /api/recoverCallbacks exists.
+ * "Recover failed since…": POST /api/recoverCallbacks for the chosen time (and type), run by /ui's
+ * script (ACTIONS in public/app.js) with the merchant's token. Not a <form>: Enter must not submit
+ * it as a navigation; the no-script page hides it (it needs the token header).
  */
-function recoverAction(): SafeHtml | string {
-  return '';
+function recoverAction(): SafeHtml {
+  return html`<div class="recover needs-script" data-recover>
+<h3>Recover failed callbacks</h3>
+<p class="muted">Sends again every callback that ended failed or skipped (no URL was set) for the events created since the chosen time, in event order. At most ${RECOVERY_MAX_AGE_DAYS} days back and ${RECOVERY_MAX_EVENTS.toLocaleString('en-US')} events per call; callbacks already being sent are left alone.</p>
+<div class="recover-fields">
+<div><label for="recover-since">Failed since</label>
+<input id="recover-since" name="since" type="datetime-local" step="1" required aria-describedby="recover-tz"></div>
+<div><label for="recover-type">Which callbacks</label>
+<select id="recover-type" name="type"><option value="">Deposits and withdraws</option><option value="deposit">Deposits only</option><option value="withdraw">Withdraws only</option></select></div>
+<button type="button" data-action="recover">Recover failed since…</button>
+</div>
+<p id="recover-tz" class="muted hint">In your browser's time zone.</p>
+<p class="action-status" role="status" aria-live="polite"></p>
+</div>`;
 }
 
 export function healthFragment(health: EndpointHealth, now = Date.now()): SafeHtml {

@@ -50,9 +50,9 @@ export const DETAIL: TransactionDetail = {
       delivery: {
         status: 'succeeded',
         attempts: [
-          { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 42 },
-          { attempt: 2, at: '2026-11-21T10:00:05.200Z', statusCode: null, error: 'connect ECONNREFUSED', durationMs: 3 },
-          { attempt: 3, at: '2026-11-21T10:00:15.300Z', statusCode: 200, error: null, durationMs: 17 },
+          { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 42, trigger: 'automatic' },
+          { attempt: 2, at: '2026-11-21T10:00:05.200Z', statusCode: null, error: 'connect ECONNREFUSED', durationMs: 3, trigger: 'automatic' },
+          { attempt: 3, at: '2026-11-21T10:00:15.300Z', statusCode: 200, error: null, durationMs: 17, trigger: 'automatic' },
         ],
       },
     },

@@ -1,0 +1,73 @@
+/**
+ * A series the merchant starts (redelivery, recovery; CONTRACT 4.7): transactions-svc sets the
+ * delivery back to pending with series_start = the attempts made so far and trigger manual, and
+ * publishes the event with x-attempt = series_start + 1. The series gets the whole schedule again
+ * (6 attempts, the configured waits), numbered after the earlier attempts, each marked manual.
+ */
+import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
+import { useHarness } from './support/harness';
+
+// CALLBACK_RETRY_DELAYS_MS=300,600,1200,2400,4800 (testConfig).
+const DELAYS = [300, 600, 1200, 2400, 4800];
+const TOLERANCE_MS = 1000;
+
+const h = useHarness('manual_series');
+
+async function triggers(eventId: string) {
+  const { rows } = await h.service.pool.query<{ attempt: number; trigger: string }>(
+    'SELECT attempt, trigger::text FROM callback_attempts WHERE event_id = $1 ORDER BY attempt',
+    [eventId],
+  );
+  return rows.map((r) => [r.attempt, r.trigger]);
+}
+
+describe('a manual series (redelivery)', () => {
+  it('makes 6 more attempts numbered 7–12 with the full schedule, marked manual beside the automatic ones', async () => {
+    const path = '/manual-always-500';
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}${path}` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    // The first series ended failed after its 6 attempts.
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await h.service.pool.query(
+        `INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, duration_ms) VALUES ($1, $2, now(), 'http://x/cb', 500, 1)`,
+        [event.id, attempt],
+      );
+    }
+    await h.service.pool.query(
+      `UPDATE callback_deliveries SET status = 'pending', attempt_count = 6, series_start = 6, trigger = 'manual' WHERE event_id = $1`,
+      [event.id],
+    );
+    const previous = h.receiver.respond;
+    h.receiver.respond = (r, i) => (r.path === path ? 500 : previous(r, i));
+    await h.publisher.publish(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 7 });
+
+    const got = await h.receiver.waitFor(6, (r) => r.path === path, 20_000);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'failed', 15_000);
+    got.slice(1).forEach((hit, i) => {
+      const waited = hit.at - got[i]!.at;
+      expect(waited).toBeGreaterThanOrEqual(DELAYS[i]!);
+      expect(waited).toBeLessThan(DELAYS[i]! + TOLERANCE_MS);
+    });
+    expect(await triggers(event.id)).toEqual([
+      ...[1, 2, 3, 4, 5, 6].map((n) => [n, 'automatic']),
+      ...[7, 8, 9, 10, 11, 12].map((n) => [n, 'manual']),
+    ]);
+    expect((await deliveryOf(h.service.pool, event.id)).attemptCount).toBe(12);
+    // No 13th attempt.
+    await new Promise((resolve) => setTimeout(resolve, DELAYS[4]! + TOLERANCE_MS));
+    expect(h.receiver.received.filter((r) => r.path === path)).toHaveLength(6);
+  }, 40_000);
+
+  it('stops at the first 200 and records the delivery succeeded', async () => {
+    const path = '/manual-ok';
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}${path}` });
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    await h.service.pool.query(
+      `UPDATE callback_deliveries SET status = 'pending', attempt_count = 0, series_start = 0, trigger = 'manual' WHERE event_id = $1`,
+      [event.id],
+    );
+    await h.publisher.publish(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 1 });
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'succeeded');
+    expect(await triggers(event.id)).toEqual([[1, 'manual']]);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Redelivery and bulk recovery (CONTRACT 4.7). A settled delivery starts a new series: its row goes
+ * back to `pending` with `series_start` = the attempts made so far (so the new series numbers its
+ * attempts series_start+1 … series_start+6, unique per event, and callback-svc applies the full
+ * schedule counted from series_start), and an outbox row carries the event's stored payload again
+ * (same webhook-id and body; callback-svc signs each attempt afresh). Both in one statement, so a
+ * series is never started without its message nor a message sent for a series not started; a
+ * delivery already pending or retrying is left alone, which makes recovery safe to repeat.
+ */
+import { MERCHANT_HEADER, ATTEMPT_HEADER } from '@dw/messaging';
+import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { sqlPool } from '../db/prisma';
+import { ringOutboxDoorbell } from '../outbox/doorbell';
+import { deliveryJson } from './transaction-queries';
+
+/** Settled for good: only such a delivery may start a new series. */
+const SETTLED = Prisma.raw(`('succeeded', 'failed', 'skipped')`);
+/** What bulk recovery restarts: deliveries that ended without a 200. */
+const UNSUCCESSFUL = Prisma.raw(`('failed', 'skipped')`);
+
+/**
+ * The CTEs after one named `candidates` (columns id, type, payload, merchant_id, created_at): restart
+ * each candidate's delivery that is still in `statuses`, and queue its message in event order.
+ * The status is checked again on the row the UPDATE locks, so two concurrent calls restart it once.
+ */
+function restartSeries(statuses: Prisma.Sql, traceparent: string | null, guard: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
+  return Prisma.sql`
+    restarted AS (
+      UPDATE callback_deliveries d
+         SET status = 'pending', series_start = d.attempt_count, trigger = 'manual',
+             claimed_attempt = NULL, claimed_until = NULL, updated_at = now()
+        FROM candidates c
+       WHERE d.event_id = c.id AND d.status IN ${statuses} AND ${guard}
+      RETURNING d.event_id, d.attempt_count, d.status
+    ),
+    outboxed AS (
+      INSERT INTO outbox (event_id, routing_key, payload, headers)
+      SELECT c.id, c.type, c.payload,
+             jsonb_build_object(${MERCHANT_HEADER}::text, c.merchant_id, ${ATTEMPT_HEADER}::text, r.attempt_count + 1)
+               || CASE WHEN ${traceparent}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', ${traceparent}::text) END
+        FROM restarted r JOIN candidates c ON c.id = r.event_id
+       ORDER BY c.created_at, c.id
+      RETURNING id
+    )`;
+}
+
+export type RedeliverOutcome =
+  | { kind: 'redelivered'; event: RedeliveredEvent }
+  | { kind: 'not_found' }
+  /** A series is pending or retrying now. */
+  | { kind: 'in_progress' };
+
+export async function redeliverEvent(
+  db: PrismaClient,
+  merchantId: string,
+  eventId: string,
+  traceparent: string | null,
+): Promise<RedeliverOutcome> {
+  const sql = Prisma.sql`
+    WITH candidates AS (
+      SELECT e.id, e.type, e.payload, e.merchant_id, e.created_at
+        FROM transaction_events e
+       WHERE e.id = ${eventId} AND e.merchant_id = ${merchantId}::uuid
+    ),
+    ${restartSeries(SETTLED, traceparent)}
+    SELECT (r.event_id IS NOT NULL) AS restarted,
+           json_build_object('id', c.id, 'type', c.type,
+             'createdAt', to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'delivery', ${deliveryJson('c.id', 'r.status')}) AS event
+      FROM candidates c LEFT JOIN restarted r ON r.event_id = c.id`;
+  const { rows } = await sqlPool(db).query<{ restarted: boolean; event: RedeliveredEvent }>({ text: sql.text, values: sql.values as unknown[] });
+  const [row] = rows;
+  if (!row) return { kind: 'not_found' };
+  if (!row.restarted) return { kind: 'in_progress' };
+  ringOutboxDoorbell();
+  return { kind: 'redelivered', event: row.event };
+}
+
+export interface RecoveryWindow {
+  since: string;
+  until: string;
+  type?: TransactionTypeName;
+}
+
+export type RecoverOutcome = { kind: 'recovered'; recovered: number } | { kind: 'too_many' };
+
+/**
+ * Every delivery of the merchant that ended failed or skipped, for events created in [since, until),
+ * restarted in event order; nothing at all when the window holds more than RECOVERY_MAX_EVENTS.
+ * The range walks transaction_events (merchant_id, created_at), never the merchant's whole history.
+ */
+export async function recoverDeliveries(
+  db: PrismaClient,
+  merchantId: string,
+  window: RecoveryWindow,
+  traceparent: string | null,
+): Promise<RecoverOutcome> {
+  const ofType = window.type ? Prisma.sql`AND e.type LIKE ${`${window.type}.%`}` : Prisma.empty;
+  const sql = Prisma.sql`
+    WITH candidates AS (
+      SELECT e.id, e.type, e.payload, e.merchant_id, e.created_at
+        FROM transaction_events e JOIN callback_deliveries d ON d.event_id = e.id
+       WHERE e.merchant_id = ${merchantId}::uuid
+         AND e.created_at >= ${window.since}::timestamptz AND e.created_at < ${window.until}::timestamptz
+         AND d.status IN ${UNSUCCESSFUL} ${ofType}
+       ORDER BY e.created_at, e.id
+       LIMIT ${RECOVERY_MAX_EVENTS + 1}
+    ),
+    too_many AS (SELECT count(*) > ${RECOVERY_MAX_EVENTS} AS over FROM candidates),
+    ${restartSeries(UNSUCCESSFUL, traceparent, Prisma.sql`NOT (SELECT over FROM too_many)`)}
+    SELECT (SELECT over FROM too_many) AS over, (SELECT count(*)::int FROM outboxed) AS recovered`;
+  const { rows } = await sqlPool(db).query<{ over: boolean; recovered: number }>({ text: sql.text, values: sql.values as unknown[] });
+  const [row] = rows;
+  if (!row || row.over) return { kind: 'too_many' };
+  if (row.recovered > 0) ringOutboxDoorbell();
+  return { kind: 'recovered', recovered: row.recovered };
+}
