@@ -7,10 +7,10 @@
  * retrying; 404 for an unknown or another merchant's event; recovery of a window restarts exactly
  * its failed and skipped deliveries, once; and the two buttons of the viewer in real Chromium.
  */
-import { Webhook } from 'standardwebhooks';
 import type { Browser, Page } from 'playwright-core';
-import { startCallbackReceiver, type CallbackReceiver, type Reaction, type ReceivedCallback } from '@dw/testing';
+import { startCallbackReceiver, type CallbackReceiver, type Reaction } from '@dw/testing';
 import { isCspViolation, launchChromium, openPage, type PageLog } from './support/browser';
+import { verifies } from './support/signatures';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
 
 // A long first wait keeps a delivery `retrying` long enough to be seen; the rest settle a failing
@@ -81,14 +81,6 @@ const settledAs = (m: Merchant, id: string, status: string) => deliveryWhen(m, i
 const redeliver = (eventId: unknown, m = merchant) => api(stack, m.apiToken)('POST', '/api/redeliverCallback', { eventId });
 const recover = (body: unknown, m = merchant) => api(stack, m.apiToken)('POST', '/api/recoverCallbacks', body);
 const arrivalsOf = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
-const verifies = (secret: string, r: ReceivedCallback) => {
-  try {
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const triggers = (d: any) => d.attempts.map((a: any) => [a.attempt, a.trigger]);
 const automatic = (count: number) => Array.from({ length: count }, (_, i) => [i + 1, 'automatic']);
 

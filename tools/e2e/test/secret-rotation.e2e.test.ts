@@ -4,8 +4,8 @@
  * secret verifies it with the standardwebhooks library; after it, only the new secret verifies;
  * `--overlap 0` revokes the old one at once.
  */
-import { Webhook } from 'standardwebhooks';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '@dw/testing';
+import { verifies } from './support/signatures';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
 
 let stack: Stack;
@@ -33,14 +33,6 @@ async function nextCallback(): Promise<ReceivedCallback> {
   return callback!;
 }
 
-const verifies = (secret: string, r: ReceivedCallback) => {
-  try {
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const rotate = (body: unknown) => api(stack, merchant.apiToken)('POST', '/api/rotateCallbackSecret', body);
 
