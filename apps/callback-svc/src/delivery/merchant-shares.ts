@@ -75,7 +75,8 @@ export class MerchantShares {
     const slow = this.isSlow(share);
     if (slow && this.slowHeld >= this.opts.capacity / 2) return { kind: 'throttle' };
     if (slow) this.slowHeld++;
-    if (share.running.size < this.capOf(share)) return { kind: 'run', slot: this.take(merchant, share) };
+    const cap = slow ? this.opts.slowPerMerchant : this.opts.perMerchant;
+    if (share.running.size < cap) return { kind: 'run', slot: this.take(merchant, share) };
     if (slow && share.waiting.length >= this.waitingLimit(share)) {
       this.slowHeld--;
       return { kind: 'throttle' };

@@ -41,8 +41,8 @@ const RECORD = `
   ON CONFLICT (event_id, attempt) DO NOTHING`;
 
 /** A message of these deliveries is alive (handed to a throttle queue): the sweeper must not copy it. */
-export async function markSeen(pool: Pool, eventIds: string[]): Promise<void[]> {
-  await pool.query(
+export async function markSeen(db: Pick<Pool, 'query'>, eventIds: string[]): Promise<void[]> {
+  await db.query(
     `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[]) AND status IN ('pending', 'retrying')`,
     [eventIds],
   );

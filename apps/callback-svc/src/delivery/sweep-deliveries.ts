@@ -16,6 +16,7 @@ import { callbackBody, type CallbackEvent } from '@dw/contracts';
 import { ATTEMPT_HEADER, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
 import type { Pool } from 'pg';
 import { sweptDeliveries } from './delivery-metrics';
+import { markSeen } from './record-attempt';
 
 export interface SweeperOptions {
   pool: Pool;
@@ -53,7 +54,6 @@ const CLAIM_STALE = `
    ORDER BY d.updated_at
    LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`;
-const STAMP = `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[])`;
 
 export function startSweeper(opts: SweeperOptions): Sweeper {
   let running: Promise<number> = Promise.resolve(0);
@@ -97,7 +97,7 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
         mandatory: true,
       });
     }
-    if (rows.length > 0) await client.query(STAMP, [rows.map((r) => r.event_id)]);
+    if (rows.length > 0) await markSeen(client, rows.map((r) => r.event_id));
     await client.query('COMMIT');
     if (rows.length > 0) {
       sweptDeliveries.inc(rows.length);
