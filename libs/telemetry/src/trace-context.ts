@@ -54,3 +54,12 @@ export function contextFromHeaders(carrier: Record<string, unknown> | undefined)
     return ROOT_CONTEXT;
   }
 }
+
+/**
+ * Runs `fn` outside any trace: work done for many requests at once (a group-committed batch) would
+ * otherwise be recorded under whichever request happened to start it. Each request records its own
+ * span around its wait instead.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
+}

@@ -56,7 +56,7 @@ async function main() {
     if (has('create') || has('drain') || has('latency') || has('flat')) {
       log('starting the stack');
       main = await startBenchStack('main');
-      if (has('create')) ctx.rows.push(await createFigure(ctx, main, 'empty db'));
+      if (has('create')) ctx.rows.push(...(await createFigure(ctx, main, 'empty db')));
       if (has('drain')) ctx.rows.push(...(await drainFigure(ctx, main, 'empty db')));
       if (has('latency')) ctx.rows.push(await latencyFigure(ctx, main));
       if (has('flat')) ctx.rows.push(...(await flatFigure(ctx, main, opts.quick ? 20_000 : 1_000_000, opts.quick ? '20k history' : '1M history')));

@@ -7,7 +7,8 @@ import { closedLoop, rawPostLoop, type LoadResult } from './processes';
 import { gatewayClient, type Created } from './load';
 import { alternate, fmt, median, ratio, summarize } from './stats';
 import { seedHistory } from './seed';
-import { deliverQueueDepth, merchantWithCallback, rssText, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
+import { deliverQueueDepth, merchantWithCallback, rssText, SERVICES, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
+import { CpuSampler } from './cpu';
 
 const lat = (p50: number, p99: number) => `${fmt(p50)} / ${fmt(p99)}`;
 
@@ -52,8 +53,21 @@ function createNote(rounds: number, seconds: number, results: LoadResult[], undr
   return `${rounds}×${seconds}s rounds, median` + (errors ? `; ${errors} non-201` : '') + (undrained ? `; ${undrained} rounds' callbacks not all delivered in time` : '');
 }
 
-/** Figure 3: POST /api/createDeposit, 50 connections, vs the single-insert Fastify baseline. */
-export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promise<Row> {
+/** CPU µs per request of each process that did any work, e.g. "postgres 452 · api-gateway 328". */
+function cpuText(cpuMs: Record<string, number>, requests: number): string {
+  return Object.entries(cpuMs)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${Math.round((ms * 1000) / requests)}`)
+    .join(' · ');
+}
+
+/**
+ * Figure 3: POST /api/createDeposit, 50 connections, vs the single-insert Fastify baseline; and
+ * where the CPU goes, per create and per process (the services, PostgreSQL, RabbitMQ, the
+ * receiver), counted from /proc over every round including the wait for its callbacks.
+ */
+export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promise<Row[]> {
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const seconds = quick ? 3 : 8;
@@ -62,15 +76,34 @@ export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promi
   await side.round(2);
   await closedLoop(ctx.baseline.url, { connections: 50, seconds: 2 });
   const rss = stackRss(stack).start();
+  const cpu = { ours: {} as Record<string, number>, base: {} as Record<string, number> };
+  const pids = () => ({ ...Object.fromEntries(SERVICES.map((s) => [s, stack.pid(s)])), receiver: ctx.receiver.pid, baseline: ctx.baseline.pid });
+  const counted = async (into: Record<string, number>, run: () => Promise<LoadResult>) => {
+    const sampler = new CpuSampler(pids).begin();
+    const result = await run();
+    for (const [name, ms] of Object.entries(sampler.end())) into[name] = (into[name] ?? 0) + ms;
+    return result;
+  };
   const { a, b } = await alternate(
     rounds,
-    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`), side.round(seconds)),
-    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`), closedLoop(ctx.baseline.url, { connections: 50, seconds })),
+    (round) => (ctx.log(`create ${label}: round ${round + 1}/${rounds} ours`), counted(cpu.ours, () => side.round(seconds))),
+    (round) => (
+      ctx.log(`create ${label}: round ${round + 1}/${rounds} baseline`),
+      counted(cpu.base, () => closedLoop(ctx.baseline.url, { connections: 50, seconds }))
+    ),
   );
   const row = throughputRow(`Create throughput (${label})`, a, b, 'req/s');
   row.rss = rss.stop();
   row.note = createNote(rounds, seconds, a, side.undrained());
-  return row;
+  const total = (rs: LoadResult[]) => rs.reduce((n, r) => n + r.ok, 0);
+  const sum = (c: Record<string, number>) => Object.values(c).reduce((x, y) => x + y, 0);
+  const cpuRow: Row = {
+    figure: `CPU per create (${label})`,
+    ours: `${Math.round((sum(cpu.ours) * 1000) / total(a))} µs`,
+    baseline: `${Math.round((sum(cpu.base) * 1000) / total(b))} µs`,
+    note: `µs per request, load generator excluded; ours: ${cpuText(cpu.ours, total(a))}; baseline: ${cpuText(cpu.base, total(b))}`,
+  };
+  return [row, cpuRow];
 }
 
 /**

@@ -98,7 +98,7 @@ export async function claimDeliveries(pool: Pool, requests: ClaimRequest[], leas
   const first = new Map<string, ClaimRequest>();
   for (const r of requests) if (!first.has(r.eventId)) first.set(r.eventId, r);
   const unique = [...first.values()];
-  const { rows } = await pool.query<ClaimRow>(CLAIM, [unique.map((r) => r.eventId), unique.map((r) => r.attempt), leaseMs]);
+  const { rows } = await pool.query<ClaimRow>({ name: 'claim_deliveries', text: CLAIM, values: [unique.map((r) => r.eventId), unique.map((r) => r.attempt), leaseMs] });
   const byEvent = new Map(rows.map((row) => [row.event_id, row]));
   return requests.map((r) => (first.get(r.eventId) === r ? toClaim(byEvent.get(r.eventId), r.attempt) : { kind: 'busy' }));
 }

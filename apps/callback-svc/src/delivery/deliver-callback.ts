@@ -26,7 +26,7 @@ import {
   duplicateDeliveryMessages,
   invalidDeliveryMessages,
 } from './delivery-metrics';
-import { groupCommit } from './group-commit';
+import { groupCommit } from '@dw/batching';
 import type { MerchantShares, Slot } from './merchant-shares';
 import { markSeen, recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
 import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';

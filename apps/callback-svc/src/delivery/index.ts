@@ -2,7 +2,6 @@ export * from './attempt-result';
 export * from './delivery-message';
 export * from './claim-delivery';
 export * from './merchant-shares';
-export * from './group-commit';
 export * from './sign-callback';
 export * from './send-callback';
 export * from './record-attempt';

@@ -42,16 +42,17 @@ const RECORD = `
 
 /** A message of these deliveries is alive (handed to a throttle queue): the sweeper must not copy it. */
 export async function markSeen(db: Pick<Pool, 'query'>, eventIds: string[]): Promise<void[]> {
-  await db.query(
-    `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[]) AND status IN ('pending', 'retrying')`,
-    [eventIds],
-  );
+  await db.query({
+    name: 'mark_deliveries_seen',
+    text: `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[]) AND status IN ('pending', 'retrying')`,
+    values: [eventIds],
+  });
   return eventIds.map(() => undefined);
 }
 
 export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<void[]> {
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
-  await pool.query(RECORD, [
+  await pool.query({ name: 'record_outcomes', text: RECORD, values: [
     column((o) => o.eventId),
     column((o) => o.attempt),
     column((o) => o.status),
@@ -61,6 +62,6 @@ export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<v
     column((o) => o.result?.error ?? null),
     column((o) => o.result?.durationMs ?? null),
     column((o) => o.trigger),
-  ]);
+  ] });
   return outcomes.map(() => undefined);
 }

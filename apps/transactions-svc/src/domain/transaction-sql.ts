@@ -17,14 +17,19 @@ export const transactionJson = (alias: string) =>
     'description', ${alias}.description, 'metadata', ${alias}.metadata, 'destination', ${alias}.destination,
     'createdAt', ${iso(`${alias}.created_at`)}, 'updatedAt', ${iso(`${alias}.updated_at`)})`);
 
+/** For withEventsFor: each event takes the traceparent stored on its transaction (creates). */
+export const ROW_TRACEPARENT = Prisma.raw('s.traceparent');
+
 /**
  * Given a CTE named `changed` holding the rows just inserted or updated, appends the CTEs that record
  * the event of each row's new status, its pending delivery and its outbox message, and selects the
- * transactions as JSON (column `tx`). The message carries its merchant in a header, so callback-svc
- * can apply the merchant's share of delivery capacity before it reads anything.
+ * transactions as JSON (column `tx`) with their merchant (`merchant_id`). The message carries its
+ * merchant in a header, so callback-svc can apply the merchant's share of delivery capacity before
+ * it reads anything. `traceparent` is one for every row, or ROW_TRACEPARENT.
  * Run it through `writeWithEvents`, which wakes the relay after the commit.
  */
-export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, traceparent: string | null): Prisma.Sql {
+export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, traceparent: string | null | Prisma.Sql): Prisma.Sql {
+  const eventTraceparent = traceparent instanceof Prisma.Sql ? traceparent : Prisma.sql`${traceparent}::text`;
   return Prisma.sql`
     WITH changed AS (${changedCte}),
     shaped AS (
@@ -38,7 +43,7 @@ export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, tra
       SELECT s.event_id, s.id, s.merchant_id, s.last_sequence, s.event_type, s.status, ${reason}::text,
              json_build_object('id', s.event_id, 'type', s.event_type, 'createdAt', ${Prisma.raw(iso('s.updated_at'))},
                                'sequence', s.last_sequence, 'data', s.data)::jsonb,
-             ${traceparent}::text, s.updated_at
+             ${eventTraceparent}, s.updated_at
       FROM shaped s
       RETURNING id, merchant_id, type, payload, traceparent
     ),
@@ -52,5 +57,5 @@ export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, tra
                || CASE WHEN e.traceparent IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', e.traceparent) END
       FROM events e
     )
-    SELECT data AS tx FROM shaped`;
+    SELECT data AS tx, merchant_id::text AS merchant_id FROM shaped`;
 }

@@ -2,12 +2,15 @@
  * Writes and reads of transactions. Every write goes through withEventsFor, so no status can change
  * without its event, delivery row and outbox message.
  */
+import { groupCommit } from '@dw/batching';
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
+import { outsideTraces, withSpan } from '@dw/telemetry';
+import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { ALLOWED_FROM } from './state-machine';
 import { sqlPool } from '../db/prisma';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
-import { transactionJson, withEventsFor } from './transaction-sql';
+import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
 /**
  * Runs a withEventsFor statement on the client's pg pool (the hot path: see sqlPool); when it wrote
@@ -36,21 +39,83 @@ export type CreateOutcome =
   | { kind: 'replayed'; transaction: Transaction }
   | { kind: 'conflict'; transaction: Transaction };
 
-export async function createTransaction(db: PrismaClient, t: NewTransaction): Promise<CreateOutcome> {
-  const metadata = JSON.stringify(t.metadata);
+/**
+ * Creates go to PostgreSQL in batches (group commit): the creates that arrive while a batch is being
+ * written join the next one, and a batch is one prepared statement. At 50 concurrent creates this
+ * cut PostgreSQL's CPU per create from about 600 µs (one statement each) to about 130 µs, measured
+ * side by side (docs/benchmarks.md). An idle service writes each create at once: no timer, no wait.
+ */
+const BATCH = { maxBatch: 100, concurrency: 4 };
+const creators = new WeakMap<PrismaClient, (t: NewTransaction) => Promise<Transaction | null>>();
+
+function creatorFor(db: PrismaClient) {
+  let create = creators.get(db);
+  if (!create) {
+    const pool = sqlPool(db);
+    const batch = groupCommit((items: NewTransaction[]) => outsideTraces(() => insertBatch(pool, items)), BATCH);
+    create = async (t) => {
+      const result = await batch(t);
+      if (result instanceof Error) throw result;
+      return result;
+    };
+    creators.set(db, create);
+  }
+  return create;
+}
+
+/** The batch's rows, one unnest() column per field, so the statement's text never changes. */
+function insertStatement(items: NewTransaction[]): Prisma.Sql {
+  const column = <K extends keyof NewTransaction>(k: K) => items.map((t) => t[k]);
   const insert = Prisma.sql`
     INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata,
                               destination, last_sequence, traceparent, created_at, updated_at)
-    VALUES (gen_random_uuid(), ${t.merchantId}::uuid, ${t.type}::transaction_type, 'pending', ${t.amount}::numeric,
-            ${t.currency}, ${t.orderId}, ${t.description}, ${metadata}::jsonb, ${t.destination}, 1, ${t.traceparent},
-            now(), now())
+    SELECT gen_random_uuid(), i.merchant_id, i.type, 'pending', i.amount, i.currency, i.order_id, i.description,
+           i.metadata, i.destination, 1, i.traceparent, now(), now()
+      FROM unnest(${column('merchantId')}::uuid[], ${column('type')}::transaction_type[], ${column('amount')}::numeric[],
+                  ${column('currency')}::text[], ${column('orderId')}::text[], ${column('description')}::text[],
+                  ${items.map((t) => JSON.stringify(t.metadata))}::jsonb[], ${column('destination')}::text[],
+                  ${column('traceparent')}::text[])
+           WITH ORDINALITY AS i(merchant_id, type, amount, currency, order_id, description, metadata, destination, traceparent, n)
+     ORDER BY i.n
     ON CONFLICT (merchant_id, type, order_id) DO NOTHING
     RETURNING *`;
-  const created = await writeWithEvents(db, withEventsFor(insert, null, t.traceparent));
-  if (created[0]) return { kind: 'created', transaction: created[0].tx };
+  return withEventsFor(insert, null, ROW_TRACEPARENT);
+}
+
+const keyOf = (merchantId: string, type: string, orderId: string) => `${merchantId} ${type} ${orderId}`;
+
+/**
+ * Writes a batch; per item, the created transaction, null when its orderId was already taken (by an
+ * earlier create, or by an earlier item of this batch: the first one wins), or the error that item
+ * alone causes. When the batch fails as a whole, each item is retried alone, so one bad row costs
+ * only its own request.
+ */
+async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
+  let rows: { tx: Transaction; merchant_id: string }[];
+  try {
+    const sql = insertStatement(items);
+    ({ rows } = await pool.query<{ tx: Transaction; merchant_id: string }>({ name: 'create_transactions', text: sql.text, values: sql.values as unknown[] }));
+  } catch (err) {
+    if (items.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+    return (await Promise.all(items.map((t) => insertBatch(pool, [t])))).flat();
+  }
+  if (rows.length > 0) ringOutboxDoorbell();
+  const created = new Map(rows.map((r) => [keyOf(r.merchant_id, r.tx.type, r.tx.orderId), r.tx]));
+  return items.map((t) => {
+    const key = keyOf(t.merchantId, t.type, t.orderId);
+    const tx = created.get(key) ?? null;
+    created.delete(key); // a later item with the same key found it taken
+    return tx;
+  });
+}
+
+export async function createTransaction(db: PrismaClient, t: NewTransaction): Promise<CreateOutcome> {
+  const created = await withSpan('insert transaction', {}, () => creatorFor(db)(t));
+  if (created) return { kind: 'created', transaction: created };
 
   // The orderId is taken (perhaps by a concurrent identical request that just committed): replay
   // when every field is the same by value, else conflict.
+  const metadata = JSON.stringify(t.metadata);
   const [existing] = await db.$queryRaw<{ tx: Transaction; same: boolean }[]>`
     SELECT ${transactionJson('t')} AS tx,
            (t.amount = ${t.amount}::numeric AND t.currency = ${t.currency}

@@ -47,10 +47,10 @@ export async function relayBatch(opts: BatchOptions): Promise<number> {
   client.on('error', onError);
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<OutboxRow>(CLAIM, [opts.batchSize]);
+    const { rows } = await client.query<OutboxRow>({ name: 'relay_claim', text: CLAIM, values: [opts.batchSize] });
     if (rows.length > 0) {
       await withTimeout(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
-      await client.query(SENT, [rows.map((r) => r.id)]);
+      await client.query({ name: 'relay_delete_sent', text: SENT, values: [rows.map((r) => r.id)] });
     }
     await client.query('COMMIT');
     return rows.length;

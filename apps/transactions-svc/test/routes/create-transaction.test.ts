@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app';
 import { createPrisma } from '../../src/db/prisma';
+import { createTransaction } from '../../src/domain/transactions-repo';
 import { asGateway, INTERNAL_SECRET, rowCounts, startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -122,6 +123,49 @@ describe('idempotency by orderId', () => {
     expect(after.tx - before.tx).toBe(1);
     expect(after.ev - before.ev).toBe(1);
     expect(after.ob - before.ob).toBe(1);
+  });
+});
+
+describe('creates that arrive together (written in one batch)', () => {
+  it('gives each of 60 simultaneous creates of two merchants its own transaction, event and outbox row', async () => {
+    const before = await rowCounts(svc.db);
+    const shared = orderId(); // the same orderId for both merchants and both types: four transactions
+    const bodies = Array.from({ length: 56 }, (_, i) => ({ amount: `${i + 1}.25`, currency: 'USD', orderId: orderId(), metadata: { i: String(i) } }));
+    const results = await Promise.all([
+      ...bodies.map((b, i) => deposit(b, i % 2 ? svc.merchantA : svc.merchantB)),
+      deposit({ amount: '1', currency: 'USD', orderId: shared }, svc.merchantA),
+      deposit({ amount: '2', currency: 'USD', orderId: shared }, svc.merchantB),
+      withdraw({ amount: '3', currency: 'USD', orderId: shared, destination: 'acct-a' }, svc.merchantA),
+      withdraw({ amount: '4', currency: 'USD', orderId: shared, destination: 'acct-b' }, svc.merchantB),
+    ]);
+    expect(results.map((r) => r.statusCode)).toEqual(Array(60).fill(201));
+    bodies.forEach((b, i) => expect(results[i]!.json()).toMatchObject({ amount: b.amount, orderId: b.orderId, metadata: b.metadata }));
+    expect(results.slice(56).map((r) => [r.json().type, r.json().amount])).toEqual([['deposit', '1'], ['deposit', '2'], ['withdraw', '3'], ['withdraw', '4']]);
+    expect(new Set(results.map((r) => r.json().id)).size).toBe(60);
+    const after = await rowCounts(svc.db);
+    expect([after.tx - before.tx, after.ev - before.ev, after.ob - before.ob]).toEqual([60, 60, 60]);
+    // Each outbox row names its own merchant (the header callback-svc shares capacity by).
+    const owners = await svc.db.$queryRaw<{ tx: string; merchant: string; header: string }[]>`
+      SELECT t.id::text AS tx, t.merchant_id::text AS merchant, o.headers->>'x-dw-merchant' AS header
+        FROM transactions t JOIN transaction_events e ON e.transaction_id = t.id JOIN outbox o ON o.event_id = e.id
+       WHERE t.order_id = ${shared}`;
+    expect(owners).toHaveLength(4);
+    for (const o of owners) expect(o.header).toBe(o.merchant);
+  });
+
+  it('fails only the create PostgreSQL refuses, not the others written with it', async () => {
+    const base = { merchantId: svc.merchantA, type: 'deposit' as const, currency: 'USD', description: null, metadata: {}, destination: null, traceparent: null };
+    const before = await rowCounts(svc.db);
+    // Past the request schema (which refuses it first), an amount the numeric column cannot hold.
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 9 }, () => createTransaction(svc.db, { ...base, amount: '1.00', orderId: orderId() })),
+      createTransaction(svc.db, { ...base, amount: 'not-a-number', orderId: orderId() }),
+      ...Array.from({ length: 9 }, () => createTransaction(svc.db, { ...base, amount: '2.00', orderId: orderId() })),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([...Array(9).fill('fulfilled'), 'rejected', ...Array(9).fill('fulfilled')]);
+    expect((outcomes[9] as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
+    const after = await rowCounts(svc.db);
+    expect(after.tx - before.tx).toBe(18);
   });
 });
 

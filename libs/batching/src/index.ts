@@ -1,0 +1,1 @@
+export { groupCommit, type BatchFn } from './group-commit';
