@@ -2,11 +2,11 @@ import { serviceInstrumentations } from '../src/instrumentations';
 
 // Builds the list the way startTelemetry does, then switches each one off again so this test
 // file's own modules stay unpatched.
-function namesWith(env: Record<string, string>): string[] {
+function namesWith(env: Record<string, string>, without: Parameters<typeof serviceInstrumentations>[0] = []): string[] {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
-    const list = serviceInstrumentations();
+    const list = serviceInstrumentations(without);
     list.forEach((i) => i.disable());
     return list.map((i) => i.instrumentationName.replace('@opentelemetry/instrumentation-', '')).sort();
   } finally {
@@ -17,6 +17,10 @@ function namesWith(env: Record<string, string>): string[] {
 describe('which libraries are auto-instrumented', () => {
   it('is http, undici, pg, amqplib and pino only: no fs, dns, net or framework noise', () => {
     expect(namesWith({})).toEqual(['amqplib', 'http', 'pg', 'pino', 'undici']);
+  });
+
+  it('leaves out what a service records its own spans for (callback-svc: amqplib)', () => {
+    expect(namesWith({}, ['amqplib'])).toEqual(['http', 'pg', 'pino', 'undici']);
   });
 
   it('leaves the environment as it found it', () => {

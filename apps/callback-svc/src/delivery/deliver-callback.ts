@@ -10,7 +10,7 @@
  * The claim and the record are written for many messages at once (group commit).
  */
 import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type MessageHandler, type MessagingLogger, type MessagingNames } from '@dw/messaging';
-import { contextFromHeaders, withSpan } from '@dw/telemetry';
+import { contextFromHeaders, outsideTraces, withSpan } from '@dw/telemetry';
 import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
@@ -52,10 +52,11 @@ interface Steps {
 }
 
 export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
+  // A batch serves many deliveries: its statement belongs to no one delivery's trace.
   const steps: Steps = {
-    claim: groupCommit((requests: ClaimRequest[]) => claimDeliveries(deps.pool, requests, deps.claimLeaseMs)),
-    record: groupCommit((outcomes: Outcome[]) => recordOutcomes(deps.pool, outcomes)),
-    seen: groupCommit((eventIds: string[]) => markSeen(deps.pool, eventIds)),
+    claim: groupCommit((requests: ClaimRequest[]) => outsideTraces(() => claimDeliveries(deps.pool, requests, deps.claimLeaseMs))),
+    record: groupCommit((outcomes: Outcome[]) => outsideTraces(() => recordOutcomes(deps.pool, outcomes))),
+    seen: groupCommit((eventIds: string[]) => outsideTraces(() => markSeen(deps.pool, eventIds))),
   };
   return async (message) => {
     const parsed = parseDeliveryMessage(message);
