@@ -5,6 +5,7 @@
 // (SANDBOX_SETTLE_MS=3000, CALLBACK_ALLOW_PRIVATE_HOSTS=true) apply only where the environment is silent.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +18,8 @@ env.CALLBACK_ALLOW_PRIVATE_HOSTS ??= 'true';
 env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
 env.AMQP_URL ??= 'amqp://guest:guest@127.0.0.1:5672';
 env.CHECKPOINT_DISABLE ??= '1';
+// The services' heap bounds (libs/config/src/node-options.json), unless the environment sets them.
+env.NODE_OPTIONS ??= JSON.parse(readFileSync(path.join(root, 'libs/config/src/node-options.json'), 'utf8')).NODE_OPTIONS;
 const generatedAdminToken = env.ADMIN_TOKEN ? undefined : randomBytes(24).toString('base64url');
 env.ADMIN_TOKEN ??= generatedAdminToken;
 // The gateway proves each request to transactions-svc and ui with this shared secret; a fresh one

@@ -85,6 +85,8 @@ spec:
           env:
             - name: OTEL_SERVICE_NAME
               value: {{ $name | quote }}
+            - name: NODE_OPTIONS
+              value: {{ $root.Values.nodeOptions | quote }}
             {{- range (include "dw.componentSecretKeys" . | fromJsonArray) }}
             - name: {{ . }}
               valueFrom:

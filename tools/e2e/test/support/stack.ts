@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { loadCallbackConfig } from '@dw/config';
+import { loadCallbackConfig, serviceNodeOptions } from '@dw/config';
 import { callbackTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
@@ -101,6 +101,8 @@ export async function startStack(label: string, overrides: Record<string, string
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
     CHECKPOINT_DISABLE: '1',
+    // The services run with their production heap bounds (libs/config/src/node-options.json).
+    NODE_OPTIONS: serviceNodeOptions.NODE_OPTIONS,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/dw_e2e_${id}`,
