@@ -3,8 +3,11 @@ import type { IncomingMessage } from 'node:http';
 
 // What an HTTP + AMQP + PostgreSQL service needs. Everything else in the auto-instrumentations
 // bundle (fs, dns, net, the runtime-metrics and framework ones) only adds noise or start-up cost.
-const WANTED = ['http', 'undici', 'pg', 'amqplib', 'pino'] as const;
-export type Instrumented = (typeof WANTED)[number];
+// Not amqplib: the relay's publish and callback-svc's delivery record their own spans, continued
+// from the outbox row's and the message's traceparent; the library's spans beside them repeated
+// them (two producer spans per message), at about a tenth of each process's CPU per message
+// (profiles of a create load and of a drain, docs/decisions.md).
+const WANTED = ['http', 'undici', 'pg', 'pino'];
 
 // Probes and scrapes hit these every few seconds; a trace per probe would bury the real ones.
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -15,15 +18,14 @@ function isProbe(req: IncomingMessage): boolean {
 }
 
 /**
- * The instrumentations to register, but for those a service records its own spans for (`without`).
- * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` and
+ * The instrumentations to register. `OTEL_NODE_ENABLED_INSTRUMENTATIONS` and
  * `OTEL_NODE_DISABLED_INSTRUMENTATIONS` still win when the operator sets them; only their default
  * changes to our short list (the library reads the variable itself, so it is set for the call
  * and restored, leaving the environment of child processes untouched).
  */
-export function serviceInstrumentations(without: readonly Instrumented[] = []): ReturnType<typeof getNodeAutoInstrumentations> {
+export function serviceInstrumentations(): ReturnType<typeof getNodeAutoInstrumentations> {
   const previous = process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS;
-  if (!previous) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = WANTED.filter((i) => !without.includes(i)).join(',');
+  if (!previous) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = WANTED.join(',');
   try {
     return getNodeAutoInstrumentations({
       '@opentelemetry/instrumentation-http': { ignoreIncomingRequestHook: isProbe },

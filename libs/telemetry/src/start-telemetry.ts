@@ -1,5 +1,5 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { serviceInstrumentations, type Instrumented } from './instrumentations';
+import { serviceInstrumentations } from './instrumentations';
 import { serviceNameFor } from './service-name';
 import { traceExportConfig } from './trace-export';
 
@@ -10,18 +10,17 @@ type State = { sdk: NodeSDK; stopped?: Promise<void> };
 const holder = globalThis as { [STATE_KEY]?: State };
 
 /**
- * Starts OpenTelemetry for this process: auto-instrumentation of http, undici, pg, amqplib and
- * pino, W3C trace-context + baggage propagation (unless OTEL_PROPAGATORS says otherwise), and
- * OTLP/HTTP export only when an OTLP endpoint is configured. `without` leaves out instrumentations
- * whose spans the service records itself. Call it before anything else is
+ * Starts OpenTelemetry for this process: auto-instrumentation of http, undici, pg and pino (RabbitMQ
+ * publishes and deliveries record their own spans), W3C trace-context + baggage propagation (unless
+ * OTEL_PROPAGATORS says otherwise), and OTLP/HTTP export only when an OTLP endpoint is configured. Call it before anything else is
  * required (the app's preloaded `instrumentation.ts`). A second call does nothing.
  * OTEL_SDK_DISABLED=true turns all of it off.
  */
-export function startTelemetry(serviceName: string, opts: { without?: Instrumented[] } = {}): void {
+export function startTelemetry(serviceName: string): void {
   if (holder[STATE_KEY]) return;
   const sdk = new NodeSDK({
     serviceName: serviceNameFor(serviceName),
-    instrumentations: serviceInstrumentations(opts.without),
+    instrumentations: serviceInstrumentations(),
     ...traceExportConfig(),
     // Metrics are Prometheus via prom-client and logs are JSON on stdout: without these empty
     // lists the SDK would build OTLP metric and log exporters that push to localhost.
