@@ -78,7 +78,11 @@ function stages(spans: SpanRecord[]): Stage[] {
     const gw = trace.find((s) => s.service === 'api-gateway' && s.kind === SERVER && !s.parentSpanId);
     const tx = trace.find((s) => s.service === 'transactions-svc' && s.kind === SERVER);
     if (!gw || !tx || !/createDeposit|POST/i.test(gw.name)) continue;
-    const db = trace.filter((s) => s.service === 'transactions-svc' && s.kind === CLIENT && s.startMs >= tx.startMs && s.startMs <= tx.startMs + tx.durationMs);
+    // Database time: the create's `insert transaction` span (its wait for and share of a group-committed
+    // batch) and any query spans of its own (a replay's lookup).
+    const db = trace.filter(
+      (s) => s.service === 'transactions-svc' && (s.kind === CLIENT || s.name === 'insert transaction') && s.startMs >= tx.startMs && s.startMs <= tx.startMs + tx.durationMs,
+    );
     const dbMs = db.reduce((sum, s) => sum + s.durationMs, 0);
     out.gateway!.push(gw.durationMs - tx.durationMs);
     // A trace whose database spans were not exported says nothing about the database stage.
@@ -97,8 +101,8 @@ function stages(spans: SpanRecord[]): Stage[] {
   }
   return [
     ['gateway (own time)', out.gateway!, 'gateway server span minus the transactions-svc server span'],
-    ['validation + service code', out.validation!, 'transactions-svc server span minus its database client spans'],
-    ['database', out.database!, 'sum of transactions-svc database client spans inside the request'],
+    ['validation + service code', out.validation!, 'transactions-svc server span minus its database time'],
+    ['database', out.database!, 'transactions-svc `insert transaction` span (wait for and run its batch) plus its own query spans'],
     ['relay (commit → published)', out.relay!, 'end of the request to the end of the first publish span'],
     ['delivery (published → callback answered)', out.delivery!, 'end of publish to the end of the callback POST span'],
     ['total (request → callback answered)', out.total!, 'start of the gateway span to the end of the callback POST'],
