@@ -2,26 +2,26 @@ import { ConfigError, loadTransactionsConfig } from '@dw/config';
 import { runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
-import { createPrisma, sqlPool } from './db/prisma';
+import { createPool } from './db/pool';
 import { outboxRelayProcess } from './outbox/relay-process';
 import { startRetentionJob, type RetentionJob } from './retention/retention-job';
 
 async function main() {
   const config = loadTransactionsConfig();
   const logger = createLogger('transactions-svc', config.logLevel);
-  const db = createPrisma(config.databaseUrl, config.databasePoolSize);
+  const db = createPool(config.databaseUrl, config.databasePoolSize);
   const app = buildApp({ config, db, logger });
   const relay = outboxRelayProcess(config, logger);
   let retention: RetentionJob | undefined;
   app.addHook('onListen', async () => {
     relay.start();
     // Every replica runs it; their batches never overlap (SKIP LOCKED). 0 keeps events forever.
-    retention = startRetentionJob(sqlPool(db), logger, { retentionDays: config.eventRetentionDays });
+    retention = startRetentionJob(db, logger, { retentionDays: config.eventRetentionDays });
   });
   app.addHook('onClose', async () => {
     await retention?.stop();
     await relay.stop();
-    await db.$disconnect();
+    await db.end();
   });
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }

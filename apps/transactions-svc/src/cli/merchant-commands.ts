@@ -2,10 +2,11 @@
 // stdout on success and nothing on stdout on failure.
 import { parseArgs } from 'node:util';
 import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
+import type pg from 'pg';
 import { connectClient } from '../db/ensure-database';
 import { databaseName } from '../db/database-url';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
-import { createPrisma, type PrismaClient } from '../db/prisma';
+import { createPool } from '../db/pool';
 import { CliFailure, UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 
 export const MERCHANT_HELP = `Usage: merchant create --name <name>
@@ -35,7 +36,7 @@ export type MerchantCliHooks = {
   notifyTokenRotated(merchantId: string): Promise<void>;
 };
 
-type Command = { run(prisma: PrismaClient): Promise<IssuedCredentials | null>; merchantId?: string; rotatesToken: boolean };
+type Command = { run(db: pg.Pool): Promise<IssuedCredentials | null>; merchantId?: string; rotatesToken: boolean };
 
 function parseCommand(argv: string[]): Command | 'help' {
   const { values, positionals } = parseArgs({
@@ -50,7 +51,7 @@ function parseCommand(argv: string[]): Command | 'help' {
     const name = values.name?.trim();
     if (!name) throw new UsageError('create needs --name <name>');
     if (name.length > MAX_NAME) throw new UsageError(`--name is longer than ${MAX_NAME} characters`);
-    return { run: (prisma) => createMerchant(prisma, name), rotatesToken: false };
+    return { run: (db) => createMerchant(db, name), rotatesToken: false };
   }
   if (command === 'rotate-token' || command === 'rotate-secret') {
     const merchantId = values.merchant?.trim();
@@ -59,10 +60,10 @@ function parseCommand(argv: string[]): Command | 'help' {
     const id = merchantId.toLowerCase();
     if (command === 'rotate-token') {
       if (values.overlap !== undefined) throw new UsageError('--overlap applies only to rotate-secret');
-      return { run: (prisma) => rotateApiToken(prisma, id), merchantId, rotatesToken: true };
+      return { run: (db) => rotateApiToken(db, id), merchantId, rotatesToken: true };
     }
     const overlap = values.overlap === undefined ? SECRET_OVERLAP_DEFAULT_SECONDS : parseOverlap(values.overlap);
-    return { run: (prisma) => rotateSigningSecret(prisma, id, overlap), merchantId, rotatesToken: false };
+    return { run: (db) => rotateSigningSecret(db, id, overlap), merchantId, rotatesToken: false };
   }
   throw new UsageError(command ? `unknown command ${command}` : 'missing command (create, rotate-token or rotate-secret)');
 }
@@ -78,7 +79,7 @@ export function parseOverlap(text: string): number {
   return seconds;
 }
 
-/** Fails with one clear line when PostgreSQL or the database is missing, before Prisma's errors. */
+/** Fails with one clear line when PostgreSQL or the database is missing, before the pool's errors. */
 async function checkDatabase(url: string): Promise<void> {
   const client = await connectClient(url).catch((error: unknown) => {
     if ((error as { code?: unknown }).code === '3D000') {
@@ -91,7 +92,7 @@ async function checkDatabase(url: string): Promise<void> {
 
 export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hooks: MerchantCliHooks): Promise<number> {
   const url = databaseUrlFrom(env);
-  let prisma: PrismaClient | undefined;
+  let db: pg.Pool | undefined;
   try {
     const command = parseCommand(argv);
     if (command === 'help') {
@@ -99,8 +100,8 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
       return 0;
     }
     await checkDatabase(url);
-    prisma = createPrisma(url, 1);
-    const issued = await command.run(prisma);
+    db = createPool(url, 1);
+    const issued = await command.run(db);
     if (!issued) throw new CliFailure(`no merchant with id ${command.merchantId}`);
     if (command.rotatesToken) await notify(hooks, issued.merchantId);
     process.stdout.write(`${JSON.stringify(issued)}\n`);
@@ -109,7 +110,7 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
     const failure = error instanceof TypeError && 'code' in error ? new UsageError(error.message) : error; // parseArgs
     return reportFailure('merchant', failure, url);
   } finally {
-    await prisma?.$disconnect();
+    await db?.end();
   }
 }
 

@@ -1,9 +1,11 @@
-// Issuing and rotating merchant credentials in the database (used by the merchant CLI).
-// Every operation returns the credentials to show once; only the token's hash is stored.
+// Issuing and rotating merchant credentials in the database (the merchant CLI; the service's
+// rotateCallbackSecret route uses rotateSigningSecret). Every operation returns the credentials to
+// show once; only the token's hash is stored.
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { hashApiToken, newApiToken, newSigningSecret } from './merchant-credentials';
 import { SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
-import { Prisma, type PrismaClient } from './prisma';
+import { query, sql } from './sql';
 
 export type IssuedCredentials = {
   merchantId: string;
@@ -12,21 +14,26 @@ export type IssuedCredentials = {
   callbackSigningSecret: string;
 };
 
-export async function createMerchant(prisma: PrismaClient, name: string): Promise<IssuedCredentials> {
+export async function createMerchant(db: pg.Pool, name: string): Promise<IssuedCredentials> {
   const apiToken = newApiToken();
   const callbackSigningSecret = newSigningSecret();
-  const merchant = await prisma.merchant.create({
-    data: { id: randomUUID(), name, apiTokenHash: hashApiToken(apiToken), callbackSigningSecret },
-    select: { id: true },
-  });
-  return { merchantId: merchant.id, apiToken, callbackSigningSecret };
+  const merchantId = randomUUID();
+  const insert = sql`
+    INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret)
+    VALUES (${merchantId}::uuid, ${name}, ${hashApiToken(apiToken)}, ${callbackSigningSecret})`;
+  await query(db, insert);
+  return { merchantId, apiToken, callbackSigningSecret };
 }
 
 /** Replaces the merchant's token; the old one stops matching at once. Null: no such merchant. */
-export async function rotateApiToken(prisma: PrismaClient, merchantId: string): Promise<IssuedCredentials | null> {
+export async function rotateApiToken(db: pg.Pool, merchantId: string): Promise<IssuedCredentials | null> {
   const apiToken = newApiToken();
-  const updated = await updateMerchant(prisma, merchantId, { apiTokenHash: hashApiToken(apiToken) });
-  return updated && { merchantId, apiToken, callbackSigningSecret: updated.callbackSigningSecret };
+  const update = sql`
+    UPDATE merchants SET api_token_hash = ${hashApiToken(apiToken)}, updated_at = now()
+     WHERE id = ${merchantId}::uuid
+    RETURNING callback_signing_secret AS secret`;
+  const [updated] = await query<{ secret: string }>(db, update);
+  return updated ? { merchantId, apiToken, callbackSigningSecret: updated.secret } : null;
 }
 
 /**
@@ -36,12 +43,12 @@ export async function rotateApiToken(prisma: PrismaClient, merchantId: string): 
  * callback-svc's `now()`. Null: no such merchant.
  */
 export async function rotateSigningSecret(
-  prisma: PrismaClient,
+  db: pg.Pool,
   merchantId: string,
   overlapSeconds: number = SECRET_OVERLAP_DEFAULT_SECONDS,
 ): Promise<IssuedCredentials | null> {
   const callbackSigningSecret = newSigningSecret();
-  const rows = await prisma.$queryRaw<{ id: string }[]>`
+  const update = sql`
     UPDATE merchants
        SET previous_signing_secret = CASE WHEN ${overlapSeconds}::int > 0 THEN callback_signing_secret END,
            previous_signing_secret_expires_at = CASE WHEN ${overlapSeconds}::int > 0 THEN now() + make_interval(secs => ${overlapSeconds}::int) END,
@@ -49,18 +56,6 @@ export async function rotateSigningSecret(
            updated_at = now()
      WHERE id = ${merchantId}::uuid
      RETURNING id`;
+  const rows = await query<{ id: string }>(db, update);
   return rows.length ? { merchantId, callbackSigningSecret } : null;
-}
-
-async function updateMerchant(
-  prisma: PrismaClient,
-  id: string,
-  data: { apiTokenHash?: string; callbackSigningSecret?: string },
-): Promise<{ callbackSigningSecret: string } | null> {
-  try {
-    return await prisma.merchant.update({ where: { id }, data: { ...data, updatedAt: new Date() }, select: { callbackSigningSecret: true } });
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
-    throw error;
-  }
 }

@@ -5,7 +5,8 @@
  * attempts through (event_id, attempt); never the merchant's whole history.
  */
 import { HEALTH_WINDOW_HOURS, TRANSACTION_TYPES, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
+import { query, raw, sql } from '../db/sql';
 
 interface CountRow {
   kind: string;
@@ -25,41 +26,38 @@ interface LastRow {
   error: string | null;
 }
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const ISO = raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
-export async function endpointHealth(db: PrismaClient, merchantId: string): Promise<EndpointHealth | undefined> {
-  const [merchant] = await db.$queryRaw<{ deposit: string | null; withdraw: string | null; since: string }[]>`
+export async function endpointHealth(db: pg.Pool, merchantId: string): Promise<EndpointHealth | undefined> {
+  const urls = sql`
     SELECT deposit_callback_url AS deposit, withdraw_callback_url AS withdraw,
-           to_char((now() - make_interval(hours => ${HEALTH_WINDOW_HOURS})) AT TIME ZONE 'UTC', ${ISO}::text) AS since
+           to_char((now() - make_interval(hours => ${HEALTH_WINDOW_HOURS}::int)) AT TIME ZONE 'UTC', ${ISO}) AS since
       FROM merchants WHERE id = ${merchantId}::uuid`;
+  const [merchant] = await query<{ deposit: string | null; withdraw: string | null; since: string }>(db, urls);
   if (!merchant) return undefined;
 
-  const counts = await db.$queryRawUnsafe<CountRow[]>(
-    `SELECT split_part(e.type, '.', 1) AS kind,
-            count(*)::int AS deliveries,
-            count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
-            count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
-            count(*) FILTER (WHERE d.status = 'retrying')::int AS retrying,
-            count(*) FILTER (WHERE d.status = 'pending' OR d.status IS NULL)::int AS pending,
-            count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped
-       FROM transaction_events e
-       LEFT JOIN callback_deliveries d ON d.event_id = e.id
-      WHERE e.merchant_id = $1::uuid AND e.created_at >= $2::timestamptz
-      GROUP BY 1`,
-    merchantId,
-    merchant.since,
-  );
+  const perType = sql`
+    SELECT split_part(e.type, '.', 1) AS kind,
+           count(*)::int AS deliveries,
+           count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
+           count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE d.status = 'retrying')::int AS retrying,
+           count(*) FILTER (WHERE d.status = 'pending' OR d.status IS NULL)::int AS pending,
+           count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped
+      FROM transaction_events e
+      LEFT JOIN callback_deliveries d ON d.event_id = e.id
+     WHERE e.merchant_id = ${merchantId}::uuid AND e.created_at >= ${merchant.since}::timestamptz
+     GROUP BY 1`;
+  const counts = await query<CountRow>(db, perType);
   // The newest successful and the newest failed attempt per type, among the window's events.
-  const last = await db.$queryRawUnsafe<LastRow[]>(
-    `SELECT DISTINCT ON (kind, ok) kind, ok, to_char(at AT TIME ZONE 'UTC', ${ISO}) AS at, status_code, error
-       FROM (SELECT split_part(e.type, '.', 1) AS kind, COALESCE(a.status_code = 200, false) AS ok, a.at, a.status_code, a.error
-               FROM transaction_events e
-               JOIN callback_attempts a ON a.event_id = e.id
-              WHERE e.merchant_id = $1::uuid AND e.created_at >= $2::timestamptz) x
-      ORDER BY kind, ok, at DESC`,
-    merchantId,
-    merchant.since,
-  );
+  const newest = sql`
+    SELECT DISTINCT ON (kind, ok) kind, ok, to_char(at AT TIME ZONE 'UTC', ${ISO}) AS at, status_code, error
+      FROM (SELECT split_part(e.type, '.', 1) AS kind, COALESCE(a.status_code = 200, false) AS ok, a.at, a.status_code, a.error
+              FROM transaction_events e
+              JOIN callback_attempts a ON a.event_id = e.id
+             WHERE e.merchant_id = ${merchantId}::uuid AND e.created_at >= ${merchant.since}::timestamptz) x
+     ORDER BY kind, ok, at DESC`;
+  const last = await query<LastRow>(db, newest);
 
   const endpoints = TRANSACTION_TYPES.map((type): EndpointHealthItem => {
     const c = counts.find((r) => r.kind === type);

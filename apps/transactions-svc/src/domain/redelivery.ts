@@ -9,23 +9,23 @@
  */
 import { MERCHANT_HEADER, ATTEMPT_HEADER } from '@dw/messaging';
 import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { sqlPool } from '../db/prisma';
+import type pg from 'pg';
+import { empty, query, raw, sql, type Sql } from '../db/sql';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { deliveryJson } from './transaction-queries';
 
 /** Settled for good: only such a delivery may start a new series. */
-const SETTLED = Prisma.raw(`('succeeded', 'failed', 'skipped')`);
+const SETTLED = raw(`('succeeded', 'failed', 'skipped')`);
 /** What bulk recovery restarts: deliveries that ended without a 200. */
-const UNSUCCESSFUL = Prisma.raw(`('failed', 'skipped')`);
+const UNSUCCESSFUL = raw(`('failed', 'skipped')`);
 
 /**
  * The CTEs after one named `candidates` (columns id, type, payload, merchant_id, created_at): restart
  * each candidate's delivery that is still in `statuses`, and queue its message in event order.
  * The status is checked again on the row the UPDATE locks, so two concurrent calls restart it once.
  */
-function restartSeries(statuses: Prisma.Sql, traceparent: string | null, guard: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
-  return Prisma.sql`
+function restartSeries(statuses: Sql, traceparent: string | null, guard: Sql = sql`TRUE`): Sql {
+  return sql`
     restarted AS (
       UPDATE callback_deliveries d
          SET status = 'pending', series_start = d.attempt_count, trigger = 'manual',
@@ -52,12 +52,12 @@ export type RedeliverOutcome =
   | { kind: 'in_progress' };
 
 export async function redeliverEvent(
-  db: PrismaClient,
+  db: pg.Pool,
   merchantId: string,
   eventId: string,
   traceparent: string | null,
 ): Promise<RedeliverOutcome> {
-  const sql = Prisma.sql`
+  const redeliver = sql`
     WITH candidates AS (
       SELECT e.id, e.type, e.payload, e.merchant_id, e.created_at
         FROM transaction_events e
@@ -69,8 +69,7 @@ export async function redeliverEvent(
              'createdAt', to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'delivery', ${deliveryJson('c.id', 'r.status')}) AS event
       FROM candidates c LEFT JOIN restarted r ON r.event_id = c.id`;
-  const { rows } = await sqlPool(db).query<{ restarted: boolean; event: RedeliveredEvent }>({ text: sql.text, values: sql.values as unknown[] });
-  const [row] = rows;
+  const [row] = await query<{ restarted: boolean; event: RedeliveredEvent }>(db, redeliver);
   if (!row) return { kind: 'not_found' };
   if (!row.restarted) return { kind: 'in_progress' };
   ringOutboxDoorbell();
@@ -91,13 +90,13 @@ export type RecoverOutcome = { kind: 'recovered'; recovered: number } | { kind: 
  * The range walks transaction_events (merchant_id, created_at), never the merchant's whole history.
  */
 export async function recoverDeliveries(
-  db: PrismaClient,
+  db: pg.Pool,
   merchantId: string,
   window: RecoveryWindow,
   traceparent: string | null,
 ): Promise<RecoverOutcome> {
-  const ofType = window.type ? Prisma.sql`AND e.type LIKE ${`${window.type}.%`}` : Prisma.empty;
-  const sql = Prisma.sql`
+  const ofType = window.type ? sql`AND e.type LIKE ${`${window.type}.%`}` : empty;
+  const recover = sql`
     WITH candidates AS (
       SELECT e.id, e.type, e.payload, e.merchant_id, e.created_at
         FROM transaction_events e JOIN callback_deliveries d ON d.event_id = e.id
@@ -108,10 +107,9 @@ export async function recoverDeliveries(
        LIMIT ${RECOVERY_MAX_EVENTS + 1}
     ),
     too_many AS (SELECT count(*) > ${RECOVERY_MAX_EVENTS} AS over FROM candidates),
-    ${restartSeries(UNSUCCESSFUL, traceparent, Prisma.sql`NOT (SELECT over FROM too_many)`)}
+    ${restartSeries(UNSUCCESSFUL, traceparent, sql`NOT (SELECT over FROM too_many)`)}
     SELECT (SELECT over FROM too_many) AS over, (SELECT count(*)::int FROM outboxed) AS recovered`;
-  const { rows } = await sqlPool(db).query<{ over: boolean; recovered: number }>({ text: sql.text, values: sql.values as unknown[] });
-  const [row] = rows;
+  const [row] = await query<{ over: boolean; recovered: number }>(db, recover);
   if (!row || row.over) return { kind: 'too_many' };
   if (row.recovered > 0) ringOutboxDoorbell();
   return { kind: 'recovered', recovered: row.recovered };

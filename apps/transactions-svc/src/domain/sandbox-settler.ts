@@ -3,14 +3,14 @@
  * fraction) that many ms after creation. Off in production configurations.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { settleDue } from './transactions-repo';
 
 export interface Settler {
   stop(): Promise<void>;
 }
 
-export function startSandboxSettler(db: PrismaClient, settleMs: number, log: FastifyBaseLogger): Settler {
+export function startSandboxSettler(db: pg.Pool, settleMs: number, log: FastifyBaseLogger): Settler {
   const tickMs = Math.min(250, Math.max(20, Math.floor(settleMs / 4)));
   let running: Promise<void> = Promise.resolve();
   let stopped = false;

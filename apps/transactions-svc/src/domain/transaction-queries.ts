@@ -1,25 +1,26 @@
 /** Reads for the merchant's viewer: one page of transactions, or one with its events and attempts. */
 import type { Transaction, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { LIST_LIMIT_DEFAULT } from '@dw/contracts';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
+import { join, query, raw, sql, type Sql } from '../db/sql';
 import { decodeCursor, encodeCursor } from './cursor';
 import { transactionJson } from './transaction-sql';
 
 export class BadCursorError extends Error {}
 
 /** The list's filters (not the cursor) as SQL conditions on `transactions t`; the export uses them too. */
-export function filterConditions(merchantId: string, q: ViewTransactionQuery): Prisma.Sql[] {
-  const where: Prisma.Sql[] = [Prisma.sql`t.merchant_id = ${merchantId}::uuid`];
-  if (q.type) where.push(Prisma.sql`t.type = ${q.type}::transaction_type`);
-  if (q.status) where.push(Prisma.sql`t.status = ${q.status}::transaction_status`);
-  if (q.orderId) where.push(Prisma.sql`t.order_id = ${q.orderId}`);
-  if (q.from) where.push(Prisma.sql`t.created_at >= ${q.from}::timestamptz`);
-  if (q.to) where.push(Prisma.sql`t.created_at < ${q.to}::timestamptz`);
+export function filterConditions(merchantId: string, q: ViewTransactionQuery): Sql[] {
+  const where: Sql[] = [sql`t.merchant_id = ${merchantId}::uuid`];
+  if (q.type) where.push(sql`t.type = ${q.type}::transaction_type`);
+  if (q.status) where.push(sql`t.status = ${q.status}::transaction_status`);
+  if (q.orderId) where.push(sql`t.order_id = ${q.orderId}`);
+  if (q.from) where.push(sql`t.created_at >= ${q.from}::timestamptz`);
+  if (q.to) where.push(sql`t.created_at < ${q.to}::timestamptz`);
   return where;
 }
 
 export async function listTransactions(
-  db: PrismaClient,
+  db: pg.Pool,
   merchantId: string,
   q: ViewTransactionQuery,
 ): Promise<TransactionPage> {
@@ -28,13 +29,14 @@ export async function listTransactions(
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
     if (!pos) throw new BadCursorError();
-    where.push(Prisma.sql`(t.created_at, t.id) < (${pos.createdAt}::timestamptz, ${pos.id}::uuid)`);
+    where.push(sql`(t.created_at, t.id) < (${pos.createdAt}::timestamptz, ${pos.id}::uuid)`);
   }
-  const rows = await db.$queryRaw<{ tx: Transaction }[]>`
+  const page = sql`
     SELECT ${transactionJson('t')} AS tx FROM transactions t
-    WHERE ${Prisma.join(where, ' AND ')}
+    WHERE ${join(where, ' AND ')}
     ORDER BY t.created_at DESC, t.id DESC
     LIMIT ${limit + 1}`;
+  const rows = await query<{ tx: Transaction }>(db, page);
   const items = rows.slice(0, limit).map((r) => r.tx);
   const last = items[items.length - 1];
   const nextCursor = rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null;
@@ -45,8 +47,8 @@ export async function listTransactions(
  * The viewer's delivery object (CONTRACT 4.6) of the event whose id is the SQL expression `eventId`,
  * with `status` (NULL reads as pending); attempts in attempt order, each with its trigger.
  */
-export function deliveryJson(eventId: string, status: string): Prisma.Sql {
-  return Prisma.raw(`json_build_object(
+export function deliveryJson(eventId: string, status: string): Sql {
+  return raw(`json_build_object(
              'status', COALESCE(${status}::text, 'pending'),
              'attempts', COALESCE((
                SELECT json_agg(json_build_object(
@@ -60,15 +62,16 @@ export function deliveryJson(eventId: string, status: string): Prisma.Sql {
 }
 
 export async function transactionDetail(
-  db: PrismaClient,
+  db: pg.Pool,
   merchantId: string,
   id: string,
 ): Promise<TransactionDetail | undefined> {
-  const [row] = await db.$queryRaw<{ tx: Transaction; traceparent: string | null }[]>`
+  const transaction = sql`
     SELECT ${transactionJson('t')} AS tx, t.traceparent FROM transactions t
     WHERE t.id = ${id}::uuid AND t.merchant_id = ${merchantId}::uuid`;
+  const [row] = await query<{ tx: Transaction; traceparent: string | null }>(db, transaction);
   if (!row) return undefined;
-  const events = await db.$queryRaw<TransactionDetail['events']>`
+  const history = sql`
     SELECT e.id, e.type,
            to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
            ${deliveryJson('e.id', 'd.status')} AS delivery
@@ -76,6 +79,7 @@ export async function transactionDetail(
     LEFT JOIN callback_deliveries d ON d.event_id = e.id
     WHERE e.transaction_id = ${id}::uuid
     ORDER BY e.sequence`;
+  const events = await query<TransactionDetail['events'][number]>(db, history);
   const traceId = row.traceparent?.split('-')[1] ?? null;
   return { transaction: row.tx, events, traceId };
 }

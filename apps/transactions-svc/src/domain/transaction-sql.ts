@@ -5,20 +5,20 @@
  * throughput of BEGIN/INSERT…/COMMIT when measured here).
  */
 import { MERCHANT_HEADER } from '@dw/messaging';
-import { Prisma } from '../generated/prisma/client';
+import { raw, sql, Sql } from '../db/sql';
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The public transaction object (CONTRACT 4.3) built from a row aliased `alias`; json keeps key order. */
 export const transactionJson = (alias: string) =>
-  Prisma.raw(`json_build_object(
+  raw(`json_build_object(
     'id', ${alias}.id, 'type', ${alias}.type, 'status', ${alias}.status,
     'amount', ${alias}.amount::text, 'currency', ${alias}.currency, 'orderId', ${alias}.order_id,
     'description', ${alias}.description, 'metadata', ${alias}.metadata, 'destination', ${alias}.destination,
     'createdAt', ${iso(`${alias}.created_at`)}, 'updatedAt', ${iso(`${alias}.updated_at`)})`);
 
 /** For withEventsFor: each event takes the traceparent stored on its transaction (creates). */
-export const ROW_TRACEPARENT = Prisma.raw('s.traceparent');
+export const ROW_TRACEPARENT = raw('s.traceparent');
 
 /**
  * Given a CTE named `changed` holding the rows just inserted or updated, appends the CTEs that record
@@ -28,9 +28,9 @@ export const ROW_TRACEPARENT = Prisma.raw('s.traceparent');
  * it reads anything. `traceparent` is one for every row, or ROW_TRACEPARENT.
  * Run it through `writeWithEvents`, which wakes the relay after the commit.
  */
-export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, traceparent: string | null | Prisma.Sql): Prisma.Sql {
-  const eventTraceparent = traceparent instanceof Prisma.Sql ? traceparent : Prisma.sql`${traceparent}::text`;
-  return Prisma.sql`
+export function withEventsFor(changedCte: Sql, reason: string | null, traceparent: string | null | Sql): Sql {
+  const eventTraceparent = traceparent instanceof Sql ? traceparent : sql`${traceparent}::text`;
+  return sql`
     WITH changed AS (${changedCte}),
     shaped AS (
       SELECT c.*, ${transactionJson('c')} AS data,
@@ -41,7 +41,7 @@ export function withEventsFor(changedCte: Prisma.Sql, reason: string | null, tra
     events AS (
       INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, reason, payload, traceparent, created_at)
       SELECT s.event_id, s.id, s.merchant_id, s.last_sequence, s.event_type, s.status, ${reason}::text,
-             json_build_object('id', s.event_id, 'type', s.event_type, 'createdAt', ${Prisma.raw(iso('s.updated_at'))},
+             json_build_object('id', s.event_id, 'type', s.event_type, 'createdAt', ${raw(iso('s.updated_at'))},
                                'sequence', s.last_sequence, 'data', s.data)::jsonb,
              ${eventTraceparent}, s.updated_at
       FROM shaped s

@@ -6,18 +6,14 @@ import { groupCommit } from '@dw/batching';
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
 import { outsideTraces, withSpan } from '@dw/telemetry';
 import type pg from 'pg';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { query, sql, type Sql } from '../db/sql';
 import { ALLOWED_FROM } from './state-machine';
-import { sqlPool } from '../db/prisma';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
-/**
- * Runs a withEventsFor statement on the client's pg pool (the hot path: see sqlPool); when it wrote
- * events (and so outbox rows), wakes the relay.
- */
-async function writeWithEvents(db: PrismaClient, sql: Prisma.Sql): Promise<{ tx: Transaction }[]> {
-  const { rows } = await sqlPool(db).query<{ tx: Transaction }>({ text: sql.text, values: sql.values as unknown[] });
+/** Runs a withEventsFor statement; when it wrote events (and so outbox rows), wakes the relay. */
+async function writeWithEvents(db: pg.Pool, statement: Sql): Promise<{ tx: Transaction }[]> {
+  const rows = await query<{ tx: Transaction }>(db, statement);
   if (rows.length > 0) ringOutboxDoorbell();
   return rows;
 }
@@ -46,13 +42,12 @@ export type CreateOutcome =
  * side by side (docs/benchmarks.md). An idle service writes each create at once: no timer, no wait.
  */
 const BATCH = { maxBatch: 100, concurrency: 4 };
-const creators = new WeakMap<PrismaClient, (t: NewTransaction) => Promise<Transaction | null>>();
+const creators = new WeakMap<pg.Pool, (t: NewTransaction) => Promise<Transaction | null>>();
 
-function creatorFor(db: PrismaClient) {
+function creatorFor(db: pg.Pool) {
   let create = creators.get(db);
   if (!create) {
-    const pool = sqlPool(db);
-    const batch = groupCommit((items: NewTransaction[]) => outsideTraces(() => insertBatch(pool, items)), BATCH);
+    const batch = groupCommit((items: NewTransaction[]) => outsideTraces(() => insertBatch(db, items)), BATCH);
     create = async (t) => {
       const result = await batch(t);
       if (result instanceof Error) throw result;
@@ -64,9 +59,9 @@ function creatorFor(db: PrismaClient) {
 }
 
 /** The batch's rows, one unnest() column per field, so the statement's text never changes. */
-function insertStatement(items: NewTransaction[]): Prisma.Sql {
+function insertStatement(items: NewTransaction[]): Sql {
   const column = <K extends keyof NewTransaction>(k: K) => items.map((t) => t[k]);
-  const insert = Prisma.sql`
+  const insert = sql`
     INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata,
                               destination, last_sequence, traceparent, created_at, updated_at)
     SELECT gen_random_uuid(), i.merchant_id, i.type, 'pending', i.amount, i.currency, i.order_id, i.description,
@@ -93,8 +88,7 @@ const keyOf = (merchantId: string, type: string, orderId: string) => `${merchant
 async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
   let rows: { tx: Transaction; merchant_id: string }[];
   try {
-    const sql = insertStatement(items);
-    ({ rows } = await pool.query<{ tx: Transaction; merchant_id: string }>({ name: 'create_transactions', text: sql.text, values: sql.values as unknown[] }));
+    rows = await query<{ tx: Transaction; merchant_id: string }>(pool, insertStatement(items), 'create_transactions');
   } catch (err) {
     if (items.length === 1) return [err instanceof Error ? err : new Error(String(err))];
     return (await Promise.all(items.map((t) => insertBatch(pool, [t])))).flat();
@@ -109,14 +103,14 @@ async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Tra
   });
 }
 
-export async function createTransaction(db: PrismaClient, t: NewTransaction): Promise<CreateOutcome> {
+export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise<CreateOutcome> {
   const created = await withSpan('insert transaction', {}, () => creatorFor(db)(t));
   if (created) return { kind: 'created', transaction: created };
 
   // The orderId is taken (perhaps by a concurrent identical request that just committed): replay
   // when every field is the same by value, else conflict.
   const metadata = JSON.stringify(t.metadata);
-  const [existing] = await db.$queryRaw<{ tx: Transaction; same: boolean }[]>`
+  const stored = sql`
     SELECT ${transactionJson('t')} AS tx,
            (t.amount = ${t.amount}::numeric AND t.currency = ${t.currency}
             AND t.description IS NOT DISTINCT FROM ${t.description}::text
@@ -124,6 +118,7 @@ export async function createTransaction(db: PrismaClient, t: NewTransaction): Pr
             AND t.destination IS NOT DISTINCT FROM ${t.destination}::text) AS same
     FROM transactions t
     WHERE t.merchant_id = ${t.merchantId}::uuid AND t.type = ${t.type}::transaction_type AND t.order_id = ${t.orderId}`;
+  const [existing] = await query<{ tx: Transaction; same: boolean }>(db, stored);
   if (!existing) throw new Error('orderId conflict reported but no row found');
   return { kind: existing.same ? 'replayed' : 'conflict', transaction: existing.tx };
 }
@@ -135,21 +130,20 @@ export type ChangeOutcome =
 
 /** Moves one transaction (operator API); merchantId scopes it when given. */
 export async function changeStatus(
-  db: PrismaClient,
+  db: pg.Pool,
   id: string,
   to: keyof typeof ALLOWED_FROM,
   reason: string | null,
   traceparent: string | null,
 ): Promise<ChangeOutcome> {
   const from = ALLOWED_FROM[to];
-  const update = Prisma.sql`
+  const update = sql`
     UPDATE transactions SET status = ${to}::transaction_status, last_sequence = last_sequence + 1, updated_at = now()
     WHERE id = ${id}::uuid AND status = ANY(${from}::transaction_status[])
     RETURNING *`;
   const [row] = await writeWithEvents(db, withEventsFor(update, reason, traceparent));
   if (row) return { kind: 'changed', transaction: row.tx };
-  const [current] = await db.$queryRaw<{ status: TransactionStatusName }[]>`
-    SELECT status::text AS status FROM transactions WHERE id = ${id}::uuid`;
+  const [current] = await query<{ status: TransactionStatusName }>(db, sql`SELECT status::text AS status FROM transactions WHERE id = ${id}::uuid`);
   return current ? { kind: 'refused', current: current.status } : { kind: 'not_found' };
 }
 
@@ -157,8 +151,8 @@ export async function changeStatus(
  * Sandbox: settles pending transactions older than settleMs — failed when the amount's fraction is
  * exactly .66, else completed. SKIP LOCKED lets several replicas settle side by side.
  */
-export async function settleDue(db: PrismaClient, settleMs: number, batch = 100): Promise<number> {
-  const update = Prisma.sql`
+export async function settleDue(db: pg.Pool, settleMs: number, batch = 100): Promise<number> {
+  const update = sql`
     UPDATE transactions t
     SET status = (CASE WHEN t.amount - trunc(t.amount) = 0.66 THEN 'failed' ELSE 'completed' END)::transaction_status,
         last_sequence = t.last_sequence + 1, updated_at = now()

@@ -2,10 +2,10 @@ import { CallbackUrls, Problem, UpdateCallbackUrlBody, type TransactionTypeName 
 import { notFound, validationFailed } from '@dw/http-kit';
 import { checkCallbackUrl } from '@dw/url-guard';
 import type { FastifyInstance } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { getCallbackUrls, setCallbackUrl } from '../domain/merchants-repo';
 
-export function callbackUrlRoutes(app: FastifyInstance, db: PrismaClient, allowPrivateHosts: boolean): void {
+export function callbackUrlRoutes(app: FastifyInstance, db: pg.Pool, allowPrivateHosts: boolean): void {
   const response = { 200: CallbackUrls, '4xx': Problem };
 
   app.get('/api/getCallbackUrls', { schema: { response } }, async (request) => {

@@ -9,12 +9,12 @@ import {
 import { conflict } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { createTransaction } from '../domain/transactions-repo';
 
 type CreateBody = CreateDepositBody & { destination?: string };
 
-export function createTransactionRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function createTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
   const route = (path: string, type: TransactionTypeName, body: typeof CreateDepositBody | typeof CreateWithdrawBody) =>
     app.post<{ Body: CreateBody }>(
       path,

@@ -3,9 +3,9 @@ import { EndpointHealth, Problem } from '@dw/contracts';
 import { notFound } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { endpointHealth } from '../domain/endpoint-health';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 
-export function endpointHealthRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function endpointHealthRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.get('/api/endpoint-health', { schema: { response: { 200: EndpointHealth, '4xx': Problem } } }, async (request) => {
     const health = await endpointHealth(db, request.merchantId);
     if (!health) throw notFound('No such merchant.');

@@ -8,11 +8,11 @@ import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';
 import { validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { countUpToLimit, exportRows } from '../domain/transaction-export';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 
 export const NDJSON = 'application/x-ndjson';
 
-export function exportTransactionRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function exportTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.get<{ Querystring: ViewTransactionQuery }>(
     '/api/transactions/export',
     { schema: { querystring: ViewTransactionQuery, response: { '4xx': Problem } } },

@@ -2,13 +2,13 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { merchantIdForTokenHash } from '../domain/merchants-repo';
 
 const Body = Type.Object({ tokenHash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }, { additionalProperties: false });
 const Reply = Type.Object({ merchantId: Type.String(), tokenHash: Type.String() });
 
-export function internalAuthRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function internalAuthRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.post<{ Body: { tokenHash: string } }>(
     '/internal/auth/resolve',
     { schema: { body: Body, response: { 200: Reply } } },

@@ -4,12 +4,12 @@ import { HEADER_ADMIN_TOKEN, Problem, StatusChangeBody, Transaction, Transaction
 import { ApiError, invalidTransition, notFound } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { changeStatus } from '../domain/transactions-repo';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export function operatorRoutes(app: FastifyInstance, db: PrismaClient, adminToken: string | undefined): void {
+export function operatorRoutes(app: FastifyInstance, db: pg.Pool, adminToken: string | undefined): void {
   const expected = adminToken ? digest(adminToken) : undefined;
 
   app.post<{ Params: { id: string }; Body: StatusChangeBody }>(

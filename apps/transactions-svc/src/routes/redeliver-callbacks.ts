@@ -15,11 +15,11 @@ import { conflict, notFound, validationFailed } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { recoverDeliveries, redeliverEvent } from '../domain/redelivery';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 
 const DAY_MS = 86_400_000;
 
-export function redeliverCallbackRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.post<{ Body: RedeliverCallbackBody }>(
     '/api/redeliverCallback',
     { schema: { body: RedeliverCallbackBody, response: { 202: RedeliveredEvent, '4xx': Problem } } },

@@ -3,9 +3,9 @@ import { Problem, RotateCallbackSecretBody, RotatedCallbackSecret, SECRET_OVERLA
 import { notFound } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { rotateSigningSecret } from '../db/merchant-admin';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 
-export function rotateCallbackSecretRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function rotateCallbackSecretRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.post<{ Body: RotateCallbackSecretBody }>(
     '/api/rotateCallbackSecret',
     { schema: { body: RotateCallbackSecretBody, response: { 200: RotatedCallbackSecret, '4xx': Problem } } },

@@ -2,10 +2,10 @@
 import { Problem, TransactionDetail, TransactionIdParams, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { notFound, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import type { PrismaClient } from '../generated/prisma/client';
+import type pg from 'pg';
 import { BadCursorError, listTransactions, transactionDetail } from '../domain/transaction-queries';
 
-export function viewTransactionRoutes(app: FastifyInstance, db: PrismaClient): void {
+export function viewTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
   app.get<{ Querystring: ViewTransactionQuery }>(
     '/api/transactions',
     { schema: { querystring: ViewTransactionQuery, response: { 200: TransactionPage, '4xx': Problem } } },

@@ -1,21 +1,23 @@
 /**
  * The last line of defence (issue 8 §2): a value PostgreSQL refuses as data (SQLSTATE class 22)
  * maps to 400 validation_failed, never 500. The schemas refuse such values first; these errors are
- * provoked here by querying PostgreSQL directly through Prisma, as a route would.
+ * provoked here by querying PostgreSQL directly on a pg pool, as a route does.
  */
 import { ApiError } from '@dw/http-kit';
 import { mapDatabaseError } from '../../src/db-errors';
-import { createPrisma, Prisma, type PrismaClient } from '../../src/db/prisma';
+import type pg from 'pg';
+import { createPool } from '../../src/db/pool';
+import { query, sql } from '../../src/db/sql';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 let database: TestDatabase;
-let db: PrismaClient;
+let db: pg.Pool;
 beforeAll(async () => {
   database = await createTestDatabase('db-errors');
-  db = createPrisma(database.url, 2);
+  db = createPool(database.url, 2);
 });
 afterAll(async () => {
-  await db?.$disconnect();
+  await db?.end();
   await database?.drop();
 });
 
@@ -30,12 +32,12 @@ async function errorOf(query: Promise<unknown>): Promise<unknown> {
 
 describe('mapDatabaseError', () => {
   it.each([
-    ['22P02 invalid text for uuid', () => db.$queryRaw`SELECT ${'urn:uuid:7b0c0000-0000-4000-8000-000000000000'}::uuid`, '22P02'],
-    ['22008 a date out of range', () => db.$queryRaw`SELECT ${'0000-01-01T00:00:00Z'}::timestamptz`, '22008'],
-    ['22007 an invalid date format', () => db.$queryRaw`SELECT ${'the day after'}::timestamptz`, '22007'],
-    ['22P05 an untranslatable character in jsonb', () => db.$queryRaw`SELECT ${'{"k":"\\u0000"}'}::jsonb`, '22P05'],
-    ['22P02 a lone surrogate in jsonb', () => db.$queryRaw`SELECT ${'{"\\udfff":"v"}'}::jsonb`, '22P02'],
-    ['22021 a NUL byte in text', () => db.$queryRaw(Prisma.sql`SELECT ${'a\u0000b'}::text`), '22021'],
+    ['22P02 invalid text for uuid', () => query(db, sql`SELECT ${'urn:uuid:7b0c0000-0000-4000-8000-000000000000'}::uuid`), '22P02'],
+    ['22008 a date out of range', () => query(db, sql`SELECT ${'0000-01-01T00:00:00Z'}::timestamptz`), '22008'],
+    ['22007 an invalid date format', () => query(db, sql`SELECT ${'the day after'}::timestamptz`), '22007'],
+    ['22P05 an untranslatable character in jsonb', () => query(db, sql`SELECT ${'{"k":"\\u0000"}'}::jsonb`), '22P05'],
+    ['22P02 a lone surrogate in jsonb', () => query(db, sql`SELECT ${'{"\\udfff":"v"}'}::jsonb`), '22P02'],
+    ['22021 a NUL byte in text', () => query(db, sql`SELECT ${'a\u0000b'}::text`), '22021'],
   ])('maps %s to 400 validation_failed', async (_name, run, sqlState) => {
     const mapped = mapDatabaseError(await errorOf(run()));
     expect(mapped).toBeInstanceOf(ApiError);
@@ -44,7 +46,7 @@ describe('mapDatabaseError', () => {
   });
 
   it('leaves errors outside class 22 (a syntax error: 42601) unmapped, so they stay a logged 500', async () => {
-    expect(mapDatabaseError(await errorOf(db.$queryRawUnsafe('SELEC 1')))).toBeUndefined();
+    expect(mapDatabaseError(await errorOf(db.query('SELEC 1')))).toBeUndefined();
   });
 
   it('still maps a lost connection to 503', () => {

@@ -1,5 +1,6 @@
-// createPrisma, and how amounts survive the trip through Prisma: the rule the HTTP side relies on
-// to return "100.50" as "100.50".
+// createPrisma (tests set up and inspect rows with it; the service runs on a pg pool and builds
+// amounts as text in SQL), and how amounts survive the trip through Prisma: "100.50" stays "100.50"
+// only when written as a string.
 import { randomUUID } from 'node:crypto';
 import { createPrisma, Prisma, type PrismaClient } from '../../src/db/prisma';
 import { createTestDatabase, type TestDatabase } from '../support/database';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
-import { createPrisma, sqlPool, type PrismaClient } from '../../src/db/prisma';
+import { createPool } from '../../src/db/pool';
 import { EXPIRED_EVENTS_SQL, removeExpiredEvents } from '../../src/retention/event-retention';
 import { startRetentionJob } from '../../src/retention/retention-job';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -16,15 +16,13 @@ const OLD = "now() - interval '400 days'";
 const RECENT = "now() - interval '10 days'";
 
 let database: TestDatabase;
-let db: PrismaClient;
 let pool: pg.Pool;
 let merchantId: string;
 const silent = pino({ level: 'silent' });
 
 beforeAll(async () => {
   database = await createTestDatabase('retention');
-  db = createPrisma(database.url, 6);
-  pool = sqlPool(db);
+  pool = createPool(database.url, 6);
   merchantId = randomUUID();
   await pool.query(
     `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret) VALUES ($1, 'Retention', $2, 'whsec_dGVzdA==')`,
@@ -33,7 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.$disconnect();
+  await pool?.end();
   await database?.drop();
 });
 
@@ -161,9 +159,9 @@ describe('event retention: replicas', () => {
     const recent = await insertEvents(100, RECENT);
     const warnings: unknown[] = [];
     const logger = { info: () => undefined, warn: (obj: object) => warnings.push(obj) };
-    const secondDb = createPrisma(database.url, 3);
+    const secondPool = createPool(database.url, 3);
     const a = startRetentionJob(pool, logger, { retentionDays: RETENTION_DAYS, batchSize: 100, pauseMs: 0, intervalMs: 3_600_000 });
-    const b = startRetentionJob(sqlPool(secondDb), logger, { retentionDays: RETENTION_DAYS, batchSize: 100, pauseMs: 0, intervalMs: 3_600_000 });
+    const b = startRetentionJob(secondPool, logger, { retentionDays: RETENTION_DAYS, batchSize: 100, pauseMs: 0, intervalMs: 3_600_000 });
     try {
       const [byA, byB] = await Promise.all([a.sweep(), b.sweep()]);
       expect(warnings).toEqual([]);
@@ -174,7 +172,7 @@ describe('event retention: replicas', () => {
     } finally {
       await a.stop();
       await b.stop();
-      await secondDb.$disconnect();
+      await secondPool.end();
     }
   }, 60_000);
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app';
-import { createPrisma } from '../../src/db/prisma';
+import { createPool } from '../../src/db/pool';
 import { createTransaction } from '../../src/domain/transactions-repo';
 import { asGateway, INTERNAL_SECRET, rowCounts, startTestService, type TestService } from '../support/service';
 
@@ -158,9 +158,9 @@ describe('creates that arrive together (written in one batch)', () => {
     const before = await rowCounts(svc.db);
     // Past the request schema (which refuses it first), an amount the numeric column cannot hold.
     const outcomes = await Promise.allSettled([
-      ...Array.from({ length: 9 }, () => createTransaction(svc.db, { ...base, amount: '1.00', orderId: orderId() })),
-      createTransaction(svc.db, { ...base, amount: 'not-a-number', orderId: orderId() }),
-      ...Array.from({ length: 9 }, () => createTransaction(svc.db, { ...base, amount: '2.00', orderId: orderId() })),
+      ...Array.from({ length: 9 }, () => createTransaction(svc.pool, { ...base, amount: '1.00', orderId: orderId() })),
+      createTransaction(svc.pool, { ...base, amount: 'not-a-number', orderId: orderId() }),
+      ...Array.from({ length: 9 }, () => createTransaction(svc.pool, { ...base, amount: '2.00', orderId: orderId() })),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual([...Array(9).fill('fulfilled'), 'rejected', ...Array(9).fill('fulfilled')]);
     expect((outcomes[9] as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
@@ -272,7 +272,7 @@ describe('bad input: 400 validation_failed naming the field, nothing written', (
 
 describe('when PostgreSQL is unreachable', () => {
   it('answers 503 service_unavailable (never 500) and /readyz 503', async () => {
-    const db = createPrisma('postgresql://postgres@127.0.0.1:1/nowhere', 1);
+    const db = createPool('postgresql://postgres@127.0.0.1:1/nowhere', 1);
     const app = buildApp({
       config: { adminToken: undefined, sandboxSettleMs: 0, allowPrivateHosts: false, internalAuthSecrets: [INTERNAL_SECRET] },
       db,
@@ -287,7 +287,7 @@ describe('when PostgreSQL is unreachable', () => {
       expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     } finally {
       await app.close();
-      await db.$disconnect();
+      await db.end();
     }
   });
 });

@@ -6,7 +6,8 @@ import { startTcpProxy, type TcpProxy } from '@dw/testing';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
-import { createPrisma, type PrismaClient } from '../../src/db/prisma';
+import type pg from 'pg';
+import { createPool } from '../../src/db/pool';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { INTERNAL_SECRET } from '../support/service';
 
@@ -15,7 +16,7 @@ const READY_WITHIN_MS = 3_500;
 
 let database: TestDatabase;
 let proxy: TcpProxy;
-let db: PrismaClient;
+let db: pg.Pool;
 let app: FastifyInstance;
 
 beforeAll(async () => {
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const url = new URL(database.url);
   proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
   url.host = proxy.address;
-  db = createPrisma(url.toString(), 2);
+  db = createPool(url.toString(), 2);
   app = buildApp({
     config: { adminToken: 'test-admin-token', sandboxSettleMs: 0, allowPrivateHosts: false, internalAuthSecrets: [INTERNAL_SECRET] },
     db,
@@ -35,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await proxy?.close();
-  await db?.$disconnect().catch(() => undefined);
+  await db?.end().catch(() => undefined);
   await database?.drop();
 });
 

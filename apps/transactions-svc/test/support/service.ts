@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 import pino from 'pino';
 import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type pg from 'pg';
 import { buildApp, type AppDeps } from '../../src/app';
+import { createPool } from '../../src/db/pool';
 import { createPrisma } from '../../src/db/prisma';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { createTestDatabase } from './database';
@@ -23,6 +25,9 @@ export function asGateway(merchantId: string, opts: InjectOptions): InjectOption
 
 export interface TestService {
   app: FastifyInstance;
+  /** The pool the service runs its queries on. */
+  pool: pg.Pool;
+  /** A Prisma client of the test's own, to set up and inspect rows; the service never uses it. */
   db: PrismaClient;
   url: string;
   merchantA: string;
@@ -50,10 +55,11 @@ export async function startTestService(
   config: Partial<AppDeps['config']> = {},
 ): Promise<TestService> {
   const database = await createTestDatabase(label);
-  const db = createPrisma(database.url, 5);
+  const pool = createPool(database.url, 5);
+  const db = createPrisma(database.url, 2);
   const app = buildApp({
     config: { adminToken: ADMIN_TOKEN, sandboxSettleMs: 0, allowPrivateHosts: false, internalAuthSecrets: [INTERNAL_SECRET], ...config },
-    db,
+    db: pool,
     logger: pino({ level: 'silent' }),
   });
   await app.ready();
@@ -61,6 +67,7 @@ export async function startTestService(
   const merchantB = await insertMerchant(db, 'B');
   return {
     app,
+    pool,
     db,
     url: database.url,
     merchantA,
@@ -68,6 +75,7 @@ export async function startTestService(
     as: (merchantId, opts) => app.inject(asGateway(merchantId, opts)),
     async close() {
       await app.close();
+      await pool.end();
       await db.$disconnect();
       await database.drop();
     },
