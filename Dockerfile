@@ -27,8 +27,8 @@ RUN set -eu; mkdir -p /out/apps; cp -a package.json node_modules /out/; \
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1 HOST=0.0.0.0
-# Heap bounds of every service (libs/config/src/node-options.json; the chart sets the same).
-ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=128"
+# Heap bound of every service (libs/config/src/node-options.json; the chart sets the same).
+ENV NODE_OPTIONS="--max-old-space-size=128"
 COPY --from=build /out /app
 # The base image's unprivileged `node` user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000

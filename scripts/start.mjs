@@ -18,7 +18,7 @@ env.CALLBACK_ALLOW_PRIVATE_HOSTS ??= 'true';
 env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
 env.AMQP_URL ??= 'amqp://guest:guest@127.0.0.1:5672';
 env.CHECKPOINT_DISABLE ??= '1';
-// The services' heap bounds (libs/config/src/node-options.json), unless the environment sets them.
+// The services' heap bound (libs/config/src/node-options.json), unless the environment sets them.
 env.NODE_OPTIONS ??= JSON.parse(readFileSync(path.join(root, 'libs/config/src/node-options.json'), 'utf8')).NODE_OPTIONS;
 const generatedAdminToken = env.ADMIN_TOKEN ? undefined : randomBytes(24).toString('base64url');
 env.ADMIN_TOKEN ??= generatedAdminToken;

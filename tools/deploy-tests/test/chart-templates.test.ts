@@ -147,9 +147,9 @@ describe('commands in the chart, compose file and Dockerfile', () => {
     }
   });
 
-  it('give every service the heap bounds of libs/config/src/node-options.json, in the image and in the chart', () => {
+  it('give every service the heap bound of libs/config/src/node-options.json, in the image and in the chart', () => {
     const { NODE_OPTIONS: bounds } = JSON.parse(readText('libs/config/src/node-options.json')) as { NODE_OPTIONS: string };
-    expect(bounds).toMatch(/^--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
+    expect(bounds).toMatch(/^--max-old-space-size=\d+$/);
     expect(readText('Dockerfile')).toContain(`ENV NODE_OPTIONS="${bounds}"`);
     expect(valueAt(chartValues(), 'nodeOptions')).toBe(bounds);
     expect(templates.get('_component.tpl')).toMatch(/- name: NODE_OPTIONS\n\s+value: \{\{ \$root\.Values\.nodeOptions \| quote \}\}/);

@@ -101,7 +101,7 @@ export async function startStack(label: string, overrides: Record<string, string
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
     CHECKPOINT_DISABLE: '1',
-    // The services run with their production heap bounds (libs/config/src/node-options.json).
+    // The services run with their production heap bound (libs/config/src/node-options.json).
     NODE_OPTIONS: serviceNodeOptions.NODE_OPTIONS,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
