@@ -80,17 +80,25 @@ function insertStatement(items: NewTransaction[]): Sql {
 const keyOf = (merchantId: string, type: string, orderId: string) => `${merchantId} ${type} ${orderId}`;
 
 /**
+ * PostgreSQL refused a value (SQLSTATE class 22, data exception) or a constraint (class 23): one
+ * row's fault, worth finding by writing the rows alone. Anything else (the database is away, a
+ * timeout) would fail every row alike, so the batch fails at once.
+ */
+const refusedRow = (error: Error) => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
+
+/**
  * Writes a batch; per item, the created transaction, null when its orderId was already taken (by an
  * earlier create, or by an earlier item of this batch: the first one wins), or the error that item
- * alone causes. When the batch fails as a whole, each item is retried alone, so one bad row costs
- * only its own request.
+ * alone causes. When PostgreSQL refuses the batch for one row's sake, each item is written alone, so
+ * one bad row costs only its own request.
  */
 async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
   let rows: { tx: Transaction; merchant_id: string }[];
   try {
     rows = await query<{ tx: Transaction; merchant_id: string }>(pool, insertStatement(items), 'create_transactions');
   } catch (err) {
-    if (items.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+    const error = err instanceof Error ? err : new Error(String(err));
+    if (items.length === 1 || !refusedRow(error)) return items.map(() => error);
     return (await Promise.all(items.map((t) => insertBatch(pool, [t])))).flat();
   }
   if (rows.length > 0) ringOutboxDoorbell();
