@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
-import { PROBLEM_TITLES } from './errors';
-import { PROBLEM_TYPE_BASE } from './problem';
+import { problemBody } from './problem';
 
 interface Refusal {
   status: number;
@@ -38,15 +37,7 @@ export function problemClientErrorHandler(err: NodeJS.ErrnoException, socket: So
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const refusal = refusalFor(err);
   const requestId = randomUUID();
-  const body = JSON.stringify({
-    type: PROBLEM_TYPE_BASE + refusal.code,
-    title: PROBLEM_TITLES[refusal.code],
-    status: refusal.status,
-    detail: refusal.detail,
-    code: refusal.code,
-    requestId,
-    errors: [{ path: refusal.path, message: refusal.detail }],
-  });
+  const body = JSON.stringify(problemBody(requestId, refusal.status, refusal.code, refusal.detail, [{ path: refusal.path, message: refusal.detail }]));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +

@@ -7,7 +7,7 @@ import { PROBLEM_TITLES, type FieldError } from './errors';
 export const PROBLEM_TYPE_BASE = 'urn:deposit-withdraw:problem:';
 
 export function problemBody(
-  request: FastifyRequest,
+  requestId: string,
   status: number,
   code: ProblemCode,
   detail: string,
@@ -19,7 +19,7 @@ export function problemBody(
     status,
     detail,
     code,
-    requestId: String(request.id),
+    requestId,
     ...(errors ? { errors } : {}),
   };
 }
@@ -35,5 +35,5 @@ export function sendProblem(
   return reply
     .code(status)
     .type(PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify(problemBody(request, status, code, detail, errors)));
+    .send(JSON.stringify(problemBody(String(request.id), status, code, detail, errors)));
 }

@@ -24,7 +24,5 @@ export function countHeader(message: Pick<Message, 'properties'>, name: string):
 
 /** The attempt number a message carries; 1 when the header is missing or not a positive integer. */
 export function attemptOf(message: Pick<Message, 'properties'>): number {
-  const raw: unknown = message.properties.headers?.[ATTEMPT_HEADER];
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
-  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+  return Math.max(1, countHeader(message, ATTEMPT_HEADER));
 }

@@ -116,7 +116,9 @@ export class MerchantShares {
   }
 
   private grant(merchant: string, share: Share): void {
-    while (share.waiting.length > 0 && share.running.size < this.capOf(share)) {
+    // Entries granted here are not sending yet, so the cap cannot change inside the loop.
+    const cap = this.capOf(share);
+    while (share.waiting.length > 0 && share.running.size < cap) {
       share.waiting.shift()!({ kind: 'run', slot: this.take(merchant, share) });
     }
     if (share.running.size === 0 && share.waiting.length === 0 && (share.meanMs ?? 0) <= this.opts.slowAfterMs) {
@@ -143,7 +145,8 @@ export class MerchantShares {
 
   private isSlow(share: Share): boolean {
     if ((share.meanMs ?? 0) > this.opts.slowAfterMs) return true;
-    for (const { sendingSince } of share.running) if (sendingSince !== undefined && this.now() - sendingSince > this.opts.slowAfterMs) return true;
+    const now = this.now();
+    for (const { sendingSince } of share.running) if (sendingSince !== undefined && now - sendingSince > this.opts.slowAfterMs) return true;
     return false;
   }
 

@@ -7,6 +7,7 @@
 import { HEALTH_WINDOW_HOURS, TRANSACTION_TYPES, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
 import type pg from 'pg';
 import { query, raw, sql } from '../db/sql';
+import { iso } from './transaction-sql';
 
 interface CountRow {
   kind: string;
@@ -26,12 +27,10 @@ interface LastRow {
   error: string | null;
 }
 
-const ISO = raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
-
 export async function endpointHealth(db: pg.Pool, merchantId: string): Promise<EndpointHealth | undefined> {
   const urls = sql`
     SELECT deposit_callback_url AS deposit, withdraw_callback_url AS withdraw,
-           to_char((now() - make_interval(hours => ${HEALTH_WINDOW_HOURS}::int)) AT TIME ZONE 'UTC', ${ISO}) AS since
+           ${raw(iso(`(now() - make_interval(hours => ${HEALTH_WINDOW_HOURS}))`))} AS since
       FROM merchants WHERE id = ${merchantId}::uuid`;
   const [merchant] = await query<{ deposit: string | null; withdraw: string | null; since: string }>(db, urls);
   if (!merchant) return undefined;
@@ -51,7 +50,7 @@ export async function endpointHealth(db: pg.Pool, merchantId: string): Promise<E
   const counts = await query<CountRow>(db, perType);
   // The newest successful and the newest failed attempt per type, among the window's events.
   const newest = sql`
-    SELECT DISTINCT ON (kind, ok) kind, ok, to_char(at AT TIME ZONE 'UTC', ${ISO}) AS at, status_code, error
+    SELECT DISTINCT ON (kind, ok) kind, ok, ${raw(iso('at'))} AS at, status_code, error
       FROM (SELECT split_part(e.type, '.', 1) AS kind, COALESCE(a.status_code = 200, false) AS ok, a.at, a.status_code, a.error
               FROM transaction_events e
               JOIN callback_attempts a ON a.event_id = e.id

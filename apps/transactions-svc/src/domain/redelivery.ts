@@ -11,6 +11,7 @@ import { MERCHANT_HEADER, ATTEMPT_HEADER } from '@dw/messaging';
 import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
 import type pg from 'pg';
 import { empty, query, raw, sql, type Sql } from '../db/sql';
+import { iso } from './transaction-sql';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { deliveryJson } from './transaction-queries';
 
@@ -66,7 +67,7 @@ export async function redeliverEvent(
     ${restartSeries(SETTLED, traceparent)}
     SELECT (r.event_id IS NOT NULL) AS restarted,
            json_build_object('id', c.id, 'type', c.type,
-             'createdAt', to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'createdAt', ${raw(iso('c.created_at'))},
              'delivery', ${deliveryJson('c.id', 'r.status')}) AS event
       FROM candidates c LEFT JOIN restarted r ON r.event_id = c.id`;
   const [row] = await query<{ restarted: boolean; event: RedeliveredEvent }>(db, redeliver);

@@ -7,10 +7,9 @@ import { EXPORT_MAX_ROWS, type ExportRow, type ViewTransactionQuery } from '@dw/
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '../db/sql';
 import { filterConditions } from './transaction-queries';
-import { transactionJson } from './transaction-sql';
+import { iso, transactionJson } from './transaction-sql';
 
 const PAGE_ROWS = 1000;
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 export class ExportTooLargeError extends Error {}
 
@@ -29,7 +28,7 @@ async function page(db: pg.Pool, where: Sql[]): Promise<ExportRow[]> {
            e.id AS "lastEventId", e.type AS "lastEventType",
            CASE WHEN e.id IS NULL THEN NULL ELSE COALESCE(d.status::text, 'pending') END AS "deliveryStatus",
            COALESCE(a.attempts, 0)::int AS "deliveryAttempts",
-           to_char(a.acked_at AT TIME ZONE 'UTC', ${raw(ISO)}) AS "acknowledgedAt"
+           ${raw(iso('a.acked_at'))} AS "acknowledgedAt"
       FROM transactions t
       LEFT JOIN transaction_events e ON e.transaction_id = t.id AND e.sequence = t.last_sequence
       LEFT JOIN callback_deliveries d ON d.event_id = e.id

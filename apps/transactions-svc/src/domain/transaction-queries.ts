@@ -4,7 +4,7 @@ import { LIST_LIMIT_DEFAULT } from '@dw/contracts';
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '../db/sql';
 import { decodeCursor, encodeCursor } from './cursor';
-import { transactionJson } from './transaction-sql';
+import { iso, transactionJson } from './transaction-sql';
 
 export class BadCursorError extends Error {}
 
@@ -53,7 +53,7 @@ export function deliveryJson(eventId: string, status: string): Sql {
              'attempts', COALESCE((
                SELECT json_agg(json_build_object(
                         'attempt', a.attempt,
-                        'at', to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'at', ${iso('a.at')},
                         'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms,
                         'trigger', a.trigger)
                       ORDER BY a.attempt, a.id)
@@ -73,7 +73,7 @@ export async function transactionDetail(
   if (!row) return undefined;
   const history = sql`
     SELECT e.id, e.type,
-           to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+           ${raw(iso('e.created_at'))} AS "createdAt",
            ${deliveryJson('e.id', 'd.status')} AS delivery
     FROM transaction_events e
     LEFT JOIN callback_deliveries d ON d.event_id = e.id

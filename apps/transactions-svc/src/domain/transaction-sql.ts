@@ -7,7 +7,8 @@
 import { MERCHANT_HEADER } from '@dw/messaging';
 import { raw, sql, Sql } from '../db/sql';
 
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** An instant as the API writes it (ISO 8601, UTC, milliseconds, `Z`), as SQL text for `column`. */
+export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The public transaction object (CONTRACT 4.3) built from a row aliased `alias`; json keeps key order. */
 export const transactionJson = (alias: string) =>

@@ -11,9 +11,12 @@ import { ALLOWED_FROM } from './state-machine';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
-/** Runs a withEventsFor statement; when it wrote events (and so outbox rows), wakes the relay. */
-async function writeWithEvents(db: pg.Pool, statement: Sql): Promise<{ tx: Transaction }[]> {
-  const rows = await query<{ tx: Transaction }>(db, statement);
+/**
+ * Runs a withEventsFor statement (prepared when `name` is given); when it wrote events (and so
+ * outbox rows), wakes the relay.
+ */
+async function writeWithEvents(db: pg.Pool, statement: Sql, name?: string): Promise<{ tx: Transaction; merchant_id: string }[]> {
+  const rows = await query<{ tx: Transaction; merchant_id: string }>(db, statement, name);
   if (rows.length > 0) ringOutboxDoorbell();
   return rows;
 }
@@ -95,13 +98,12 @@ const refusedRow = (error: Error) => /^2[23]/.test(String((error as { code?: unk
 async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
   let rows: { tx: Transaction; merchant_id: string }[];
   try {
-    rows = await query<{ tx: Transaction; merchant_id: string }>(pool, insertStatement(items), 'create_transactions');
+    rows = await writeWithEvents(pool, insertStatement(items), 'create_transactions');
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     if (items.length === 1 || !refusedRow(error)) return items.map(() => error);
     return (await Promise.all(items.map((t) => insertBatch(pool, [t])))).flat();
   }
-  if (rows.length > 0) ringOutboxDoorbell();
   const created = new Map(rows.map((r) => [keyOf(r.merchant_id, r.tx.type, r.tx.orderId), r.tx]));
   return items.map((t) => {
     const key = keyOf(t.merchantId, t.type, t.orderId);
