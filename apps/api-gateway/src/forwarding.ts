@@ -5,11 +5,12 @@
  */
 import { HEADER_API_TOKEN, HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
 import { HEADER_INTERNAL_AUTH, sendProblem, type InternalAuth } from '@dw/http-kit';
+import { injectTraceHeaders } from '@dw/telemetry';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Upstream } from './upstreams';
 
-/** Registers the upstream for a route scope; its handlers then call `forward`. */
+/** W3C trace context and baggage: the gateway writes its own on the forwarded request. */
 const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'];
 
 declare module 'fastify' {
@@ -18,6 +19,7 @@ declare module 'fastify' {
   }
 }
 
+/** Registers the upstream for a route scope; its handlers then call `forward`. */
 export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<void> {
   await scope.register(replyFrom, { base: up.url, undici: up.pool });
 }
@@ -64,9 +66,10 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       delete out[HEADER_API_TOKEN];
       delete out[HEADER_MERCHANT_ID];
       delete out[HEADER_INTERNAL_AUTH];
-      // OpenTelemetry's undici instrumentation writes the gateway span's own trace context; a copy
-      // of the client's would make a second, conflicting traceparent header.
+      // The upstream continues the gateway's server span (which continues the client's trace, if
+      // it sent one): the client's own headers would name the wrong parent.
       for (const h of TRACE_HEADERS) delete out[h];
+      injectTraceHeaders(out);
       const proof = request.server.internalAuth.headers({
         method: request.method,
         path: target,

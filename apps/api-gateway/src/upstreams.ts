@@ -1,5 +1,6 @@
 /** Keep-alive undici pools to the services the gateway forwards to. */
 import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
+import { injectTraceHeaders } from '@dw/telemetry';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { sameDigest, type TokenLookup } from './auth/token-resolver';
@@ -27,10 +28,14 @@ export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): Toke
     let res;
     try {
       const proof = auth.headers({ method: 'POST', path: RESOLVE_PATH, merchantId: '', requestId: randomUUID() });
+      // The lookup belongs to the trace of the request that needed it (the gateway writes its trace
+      // context itself: no undici instrumentation here).
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...proof };
+      injectTraceHeaders(headers);
       res = await transactions.pool.request({
         method: 'POST',
         path: RESOLVE_PATH,
-        headers: { 'content-type': 'application/json', ...proof },
+        headers,
         body: JSON.stringify({ tokenHash }),
       });
     } catch {

@@ -2,4 +2,4 @@ export { startTelemetry, shutdownTelemetry } from './start-telemetry';
 export { createLogger } from './logger';
 export { metricsRegistry, httpRequestDuration, renderMetrics } from './metrics';
 export { currentTraceparent, currentTraceId, injectTraceHeaders, contextFromHeaders, outsideTraces } from './trace-context';
-export { withSpan, type WithSpanOptions } from './with-span';
+export { failSpan, SpanKind, withSpan, type Span, type WithSpanOptions } from './with-span';

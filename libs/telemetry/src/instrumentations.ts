@@ -1,13 +1,11 @@
-import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import type { IncomingMessage } from 'node:http';
-
-// What an HTTP + AMQP + PostgreSQL service needs. Everything else in the auto-instrumentations
-// bundle (fs, dns, net, the runtime-metrics and framework ones) only adds noise or start-up cost.
-// Not amqplib: the relay's publish and callback-svc's delivery record their own spans, continued
-// from the outbox row's and the message's traceparent; the library's spans beside them repeated
-// them (two producer spans per message), at about a tenth of each process's CPU per message
-// (profiles of a create load and of a drain, docs/decisions.md).
-const WANTED = ['http', 'undici', 'pg', 'pino'];
+import { diag } from '@opentelemetry/api';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { envList } from './env-list';
 
 // Probes and scrapes hit these every few seconds; a trace per probe would bury the real ones.
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -17,24 +15,52 @@ function isProbe(req: IncomingMessage): boolean {
   return UNTRACED_PATHS.has(path);
 }
 
+// What an HTTP + AMQP + PostgreSQL service needs, each package required on its own rather than
+// through @opentelemetry/auto-instrumentations-node, whose ~40 instrumentations (fs, dns, net,
+// the runtime-metrics and framework ones) cost start-up time and memory in every process.
+// Not amqplib: the relay's publish and callback-svc's delivery record their own spans, continued
+// from the outbox row's and the message's traceparent; the library's spans beside them repeated
+// them (two producer spans per message), at about a tenth of each process's CPU per message
+// (profiles of a create load and of a drain, docs/decisions.md).
+const CREATE = {
+  http: () => new HttpInstrumentation({ ignoreIncomingRequestHook: isProbe }),
+  undici: () => new UndiciInstrumentation(),
+  // Without a parent span a query is a poll (outbox relay, readiness): keep it out of Jaeger.
+  pg: () => new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+  // Our own pino mixin adds trace_id/span_id; logs go to stdout as JSON, not over OTLP.
+  pino: () => new PinoInstrumentation({ disableLogSending: true }),
+} satisfies Record<string, () => Instrumentation>;
+
+export type InstrumentationName = keyof typeof CREATE;
+const AVAILABLE = Object.keys(CREATE) as InstrumentationName[];
+
+/** A comma-separated list of names; undefined when unset or empty (then it does not apply). */
+function namesIn(value: string | undefined): string[] | undefined {
+  const names = envList(value);
+  return names.length > 0 ? names : undefined;
+}
+
 /**
- * The instrumentations to register. `OTEL_NODE_ENABLED_INSTRUMENTATIONS` and
- * `OTEL_NODE_DISABLED_INSTRUMENTATIONS` still win when the operator sets them; only their default
- * changes to our short list (the library reads the variable itself, so it is set for the call
- * and restored, leaving the environment of child processes untouched).
+ * Which of http, undici, pg and pino to instrument: all four less those a service records itself
+ * (`without`; callback-svc records each callback's HTTP attempt on its own delivery span), unless
+ * the operator chooses with the variables auto-instrumentations-node defined:
+ * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` replaces that default list (`without` included) and
+ * `OTEL_NODE_DISABLED_INSTRUMENTATIONS` removes names from the result. Both take the short names
+ * (`http,pg`). Names other than these four cannot be enabled here (their packages are not
+ * loaded): they are ignored, with a warning through OTEL_LOG_LEVEL's logger.
  */
-export function serviceInstrumentations(): ReturnType<typeof getNodeAutoInstrumentations> {
-  const previous = process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS;
-  if (!previous) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = WANTED.join(',');
-  try {
-    return getNodeAutoInstrumentations({
-      '@opentelemetry/instrumentation-http': { ignoreIncomingRequestHook: isProbe },
-      // Without a parent span a query is a poll (outbox relay, readiness): keep it out of Jaeger.
-      '@opentelemetry/instrumentation-pg': { requireParentSpan: true, ignoreConnectSpans: true },
-      // Our own pino mixin adds trace_id/span_id; logs go to stdout as JSON, not over OTLP.
-      '@opentelemetry/instrumentation-pino': { disableLogSending: true },
-    });
-  } finally {
-    if (previous === undefined) delete process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS;
-  }
+export function instrumentationNames(
+  without: readonly InstrumentationName[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): InstrumentationName[] {
+  const enabled = namesIn(env.OTEL_NODE_ENABLED_INSTRUMENTATIONS);
+  const disabled = namesIn(env.OTEL_NODE_DISABLED_INSTRUMENTATIONS) ?? [];
+  const unknown = [...(enabled ?? []), ...disabled].filter((name) => !(AVAILABLE as string[]).includes(name));
+  if (unknown.length > 0) diag.warn(`@dw/telemetry instruments only ${AVAILABLE.join(', ')}; ignoring ${unknown.join(', ')}`);
+  return AVAILABLE.filter((name) => (enabled ? enabled.includes(name) : !without.includes(name)) && !disabled.includes(name));
+}
+
+/** The instrumentations `instrumentationNames` chooses, created (and so enabled: they patch modules required from now on). */
+export function serviceInstrumentations(without: readonly InstrumentationName[] = []): Instrumentation[] {
+  return instrumentationNames(without).map((name) => CREATE[name]());
 }

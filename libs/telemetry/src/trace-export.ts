@@ -1,31 +1,23 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-
-type SpanProcessor = NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { envList } from './env-list';
 
 /** True when the standard variables ask for traces to leave the process. */
 export function tracesAreExported(env: NodeJS.ProcessEnv = process.env): boolean {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim());
+  const exporters = envList(env.OTEL_TRACES_EXPORTER);
   return Boolean(endpoint) && !exporters.includes('none');
 }
 
-// Spans are still created (so ids exist for traceparent headers and log lines) but go nowhere.
-const discardSpans: SpanProcessor = {
-  onStart: () => undefined,
-  onEnd: () => undefined,
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-
 /**
- * The tracing part of the NodeSDK configuration. Left to itself the SDK would default to an OTLP
- * exporter aimed at localhost:4318 and retry it forever; with no endpoint configured we want
- * nothing to try to connect anywhere.
+ * The tracer provider's span processors. With no endpoint configured nothing may try to connect
+ * anywhere (an exporter left to its defaults would aim at localhost:4318 and retry forever): no
+ * processor at all; spans are then not recorded either (start-telemetry.ts), though their ids
+ * still reach traceparent headers and log lines.
  */
-export function traceExportConfig(): Partial<NodeSDKConfiguration> {
-  if (!tracesAreExported()) return { spanProcessors: [discardSpans] };
+export function traceSpanProcessors(): SpanProcessor[] {
+  if (!tracesAreExported()) return [];
   // OTLP over HTTP (JSON); the exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout,
-  // compression) and the SDK wraps it in a batch processor that reads OTEL_BSP_*.
-  return { traceExporter: new OTLPTraceExporter() };
+  // compression) and sdk-trace-base's BatchSpanProcessor reads OTEL_BSP_*.
+  return [new BatchSpanProcessor(new OTLPTraceExporter())];
 }

@@ -1,4 +1,6 @@
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanKind } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+
+export { SpanKind, type Span };
 
 const tracer = () => trace.getTracer('@dw/telemetry');
 
@@ -21,10 +23,15 @@ export function withSpan<T>(name: string, opts: WithSpanOptions, fn: (span: Span
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       span.recordException(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      failSpan(span, error.message);
       throw err;
     } finally {
       span.end();
     }
   });
+}
+
+/** Marks a span failed (an error status) without an exception: a callback attempt that did not get its 200, say. */
+export function failSpan(span: Span, message: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }

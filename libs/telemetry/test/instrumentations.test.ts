@@ -1,4 +1,4 @@
-import { serviceInstrumentations } from '../src/instrumentations';
+import { instrumentationNames, serviceInstrumentations } from '../src/instrumentations';
 
 // Builds the list the way startTelemetry does, then switches each one off again so this test
 // file's own modules stay unpatched.
@@ -26,6 +26,18 @@ describe('which libraries are auto-instrumented', () => {
 
   it('still lets the operator choose with OTEL_NODE_DISABLED_INSTRUMENTATIONS / _ENABLED_', () => {
     expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pino' })).toEqual(['http', 'pg', 'undici']);
-    expect(namesWith({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,dns' })).toEqual(['dns', 'http']);
+    expect(namesWith({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg' })).toEqual(['http', 'pg']);
+  });
+
+  it('ignores names other than the four (their packages are not loaded)', () => {
+    expect(namesWith({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http, dns' })).toEqual(['http']);
+    expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'fs,amqplib' })).toEqual(['http', 'pg', 'pino', 'undici']);
+  });
+
+  it('leaves out what the service records itself, unless the operator lists it', () => {
+    expect(instrumentationNames(['undici'], {})).toEqual(['http', 'pg', 'pino']);
+    expect(instrumentationNames(['undici'], { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http', 'pino']);
+    expect(instrumentationNames(['undici'], { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,undici' })).toEqual(['http', 'undici']);
+    expect(instrumentationNames([], { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http']);
   });
 });

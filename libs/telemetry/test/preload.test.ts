@@ -57,12 +57,12 @@ describe('preloaded with --require and no OTLP endpoint', () => {
     expect(summaryOf(run)).toBeDefined();
   });
 
-  it('propagates traceparent over HTTP and puts the trace id in the logs of both sides', () => {
+  it('propagates traceparent over HTTP and puts the trace id in the logs of both sides, the spans unrecorded (sampled flag 00: nothing takes them)', () => {
     const { clientTraceId } = summaryOf(run);
     expect(clientTraceId).toMatch(/^[0-9a-f]{32}$/);
     expect(logLine(run, 'calling')).toMatchObject({ trace_id: clientTraceId });
     const handled = logLine(run, 'handled', '/work')!;
-    expect(handled.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-01$`));
+    expect(handled.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
     expect(handled.trace_id).toBe(clientTraceId);
   });
 
@@ -81,7 +81,11 @@ describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it('exports the spans over OTLP/HTTP by the time shutdownTelemetry resolves, named by OTEL_SERVICE_NAME', async () => {
     const collector = await startCollector();
     try {
-      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'svc-from-env' });
+      const run = await runFixtureApp(dir, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_SERVICE_NAME: 'svc-from-env',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=env-from-attrs',
+      });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const exports = collector.received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
@@ -90,8 +94,26 @@ describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(sent).toContain('fixture.client');
       expect(sent).toContain(summaryOf(run).clientTraceId);
       expect(sent).toContain('svc-from-env');
+      expect(sent).toContain('env-from-attrs');
       expect(sent).toContain('/work');
       expect(sent).not.toContain('/healthz');
+      // Exported, so recorded: the sampled flag says so downstream.
+      expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${summaryOf(run).clientTraceId}-[0-9a-f]{16}-01$`));
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it('samples as OTEL_TRACES_SAMPLER says: always_off exports nothing, yet ids still reach headers and logs', async () => {
+    const collector = await startCollector();
+    try {
+      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'always_off' });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(collector.received).toEqual([]);
+      const { clientTraceId } = summaryOf(run);
+      expect(clientTraceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
     } finally {
       await collector.close();
     }
@@ -108,5 +130,25 @@ describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     } finally {
       await collector.close();
     }
+  });
+});
+
+describe('preloaded with no OTLP endpoint but a sampler of the operator\'s', () => {
+  it('samples as OTEL_TRACES_SAMPLER says (always_on: recorded, sampled flag 01), exporting nothing', async () => {
+    const run = await runFixtureApp(dir, { OTEL_TRACES_SAMPLER: 'always_on' });
+    expect(run.code).toBe(0);
+    expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${summaryOf(run).clientTraceId}-[0-9a-f]{16}-01$`));
+    expect(summaryOf(run).connections.every((p: number) => p === summaryOf(run).port)).toBe(true);
+  });
+});
+
+describe('preloaded with OTEL_PROPAGATORS=none', () => {
+  it('sends no trace headers when OTEL_PROPAGATORS=none', async () => {
+    const run = await runFixtureApp(dir, { OTEL_PROPAGATORS: 'none' });
+    expect(run.code).toBe(0);
+    const handled = logLine(run, 'handled', '/work')!;
+    expect(handled.incomingTraceparent).toBeUndefined();
+    expect(handled.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(handled.trace_id).not.toBe(summaryOf(run).clientTraceId);
   });
 });

@@ -1,4 +1,6 @@
 /** The contract, sections 1–4, 6, 7, against the four real processes through the gateway. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import pg from 'pg';
 import { ADMIN_TOKEN, api, startStack, type Merchant, type Stack } from './support/stack';
@@ -252,6 +254,47 @@ describe('tracing (W3C traceparent)', () => {
     }
     const view = await call('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' });
     expect(view.json.traceId).toBe(traceId);
+  });
+});
+
+describe('tracing across the gateway hop', () => {
+  it('forwards one traceparent, in the caller\'s trace and naming the gateway\'s span as parent, never the caller\'s own header', async () => {
+    // A recording hop between a second gateway and transactions-svc: what the gateway sends on.
+    const seen: { url: string; traceparent: string | string[] | undefined; raw: string[] }[] = [];
+    const hop = http.createServer((req, res) => {
+      seen.push({ url: req.url ?? '', traceparent: req.headers.traceparent, raw: req.rawHeaders.filter((_, i) => i % 2 === 0).map((h) => h.toLowerCase()) });
+      const upstream = http.request({ host: '127.0.0.1', port: stack.ports['transactions-svc'], method: req.method, path: req.url, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
+    const gw = await stack.startExtra('api-gateway', { TRANSACTIONS_URL: `http://127.0.0.1:${(hop.address() as AddressInfo).port}` });
+    try {
+      const traceId = 'ef'.repeat(16);
+      const callerSpan = '12'.repeat(8);
+      const res = await fetch(`${gw.url}/api/createDeposit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', serviceApiToken: m1.apiToken, traceparent: `00-${traceId}-${callerSpan}-01` },
+        body: JSON.stringify({ amount: '4', currency: 'USD', orderId: orderId() }),
+      });
+      expect(res.status).toBe(201);
+      const forwarded = seen.filter((r) => r.url === '/api/createDeposit');
+      expect(forwarded).toHaveLength(1);
+      expect(forwarded[0]!.raw.filter((h) => h === 'traceparent')).toHaveLength(1);
+      const [, trace, parent] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(forwarded[0]!.traceparent)) ?? [];
+      expect(trace).toBe(traceId);
+      expect(parent).toMatch(/^[0-9a-f]{16}$/);
+      expect(parent).not.toBe(callerSpan);
+      // The token lookup it needed (a cold cache: this gateway is new) is part of the same trace.
+      const lookup = seen.find((r) => r.url === '/internal/auth/resolve');
+      expect(String(lookup?.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+    } finally {
+      await gw.stop();
+      await new Promise((resolve) => hop.close(resolve));
+    }
   });
 });
 
