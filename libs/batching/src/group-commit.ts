@@ -4,10 +4,17 @@
  * per callback, and an idle one runs each call at once (no timer, no added latency). Written here
  * rather than taken from a library: dataloader batches per event-loop tick, not while a batch is in
  * flight, which is what keeps round trips down when PostgreSQL is the slow part.
+ *
+ * One batch at a time unless told otherwise: while it runs, the next one gathers everything that
+ * arrives. For callback-svc's statements, two at a time made the batches half as big and cost
+ * PostgreSQL about twice the CPU per delivery (docs/decisions.md). A batch serves many callers, so
+ * it runs outside any one caller's trace.
  */
+import { outsideTraces } from '@dw/telemetry';
+
 export type BatchFn<I, O> = (items: I[]) => Promise<O[]>;
 
-export function groupCommit<I, O>(run: BatchFn<I, O>, { maxBatch = 500, concurrency = 2 } = {}): (item: I) => Promise<O> {
+export function groupCommit<I, O>(run: BatchFn<I, O>, { maxBatch = 500, concurrency = 1 } = {}): (item: I) => Promise<O> {
   let queue: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   let active = 0;
 
@@ -16,7 +23,7 @@ export function groupCommit<I, O>(run: BatchFn<I, O>, { maxBatch = 500, concurre
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       active++;
-      run(batch.map((b) => b.item)).then(
+      outsideTraces(() => run(batch.map((b) => b.item))).then(
         (results) => batch.forEach((b, i) => b.resolve(results[i]!)),
         (err: unknown) => batch.forEach((b) => b.reject(err)),
       ).finally(() => {

@@ -88,6 +88,14 @@ export class AmqpConnection {
     return this.scope !== undefined && !this.closing;
   }
 
+  /**
+   * True while a connection is up, including while close() lets in-flight work finish: a handler
+   * that started before the shutdown can still publish (its retry) and have it confirmed.
+   */
+  canPublish(): boolean {
+    return this.scope !== undefined;
+  }
+
   /** Resolves once connected (at once when already up); rejects when the manager closes first. */
   whenConnected(): Promise<void> {
     if (this.closing) return Promise.reject(new ConnectionClosedError());
@@ -97,10 +105,11 @@ export class AmqpConnection {
 
   /** The connection's confirm channel, recreated after a reconnect or a channel error. */
   async confirmChannel(): Promise<ConfirmChannel> {
-    // Loop: the connection may drop again between the wake-up and this line.
+    // Loop: the connection may drop again between the wake-up and this line. An open connection
+    // serves even while close() drains it (see canPublish); a closing one with none rejects.
     for (;;) {
-      await this.whenConnected();
       if (this.scope) return this.scope.confirmChannel();
+      await this.whenConnected();
     }
   }
 

@@ -105,3 +105,22 @@ export async function publishConfirmed(
     }
   });
 }
+
+export class ConfirmTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`RabbitMQ did not confirm the batch within ${ms} ms`);
+    this.name = 'ConfirmTimeoutError';
+  }
+}
+
+/**
+ * Rejects with ConfirmTimeoutError once `ms` have passed without `confirms` settling: bounds how
+ * long rows claimed for a publish stay locked while the broker stalls (flow control, a hung socket).
+ */
+export function confirmedWithin<T>(confirms: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConfirmTimeoutError(ms)), ms);
+  });
+  return Promise.race([confirms, timeout]).finally(() => clearTimeout(timer));
+}

@@ -97,7 +97,7 @@ const QUORUM = { 'x-queue-type': 'quorum' } as const;
 export const THROTTLE_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 30_000];
 
 /** Times a message may be handed to a consumer of the delivery queue before it is parked. */
-export const DEFAULT_DELIVERY_LIMIT = 20;
+const DEFAULT_DELIVERY_LIMIT = 20;
 /** How long a parked message is kept for inspection (the delivery itself is swept from the database). */
 const PARKED_TTL_MS = 7 * 24 * 3600 * 1000;
 
