@@ -15,8 +15,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const env = { ...process.env };
 env.SANDBOX_SETTLE_MS ??= '3000';
 env.CALLBACK_ALLOW_PRIVATE_HOSTS ??= 'true';
-env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
-env.AMQP_URL ??= 'amqp://guest:guest@127.0.0.1:5672';
+// The services' own defaults (libs/config/src/local-defaults.json), read here to check the servers and print the addresses.
+const defaults = JSON.parse(readFileSync(path.join(root, 'libs/config/src/local-defaults.json'), 'utf8'));
+env.DATABASE_URL ??= defaults.DATABASE_URL;
+env.AMQP_URL ??= defaults.AMQP_URL;
 env.CHECKPOINT_DISABLE ??= '1';
 // The services' heap bound (libs/config/src/node-options.json), unless the environment sets them.
 env.NODE_OPTIONS ??= JSON.parse(readFileSync(path.join(root, 'libs/config/src/node-options.json'), 'utf8')).NODE_OPTIONS;
@@ -30,10 +32,10 @@ env.INTERNAL_AUTH_SECRETS ??= randomBytes(32).toString('base64url');
 const internalHost = env.INTERNAL_HOST ?? '127.0.0.1';
 
 const SERVICES = [
-  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? '3001', host: internalHost },
-  { name: 'callback-svc', port: env.CALLBACK_PORT ?? '3002', host: internalHost },
-  { name: 'ui', port: env.UI_PORT ?? '3003', host: internalHost },
-  { name: 'api-gateway', port: env.GATEWAY_PORT ?? '3000', host: env.HOST ?? '0.0.0.0' },
+  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? String(defaults.TRANSACTIONS_PORT), host: internalHost },
+  { name: 'callback-svc', port: env.CALLBACK_PORT ?? String(defaults.CALLBACK_PORT), host: internalHost },
+  { name: 'ui', port: env.UI_PORT ?? String(defaults.UI_PORT), host: internalHost },
+  { name: 'api-gateway', port: env.GATEWAY_PORT ?? String(defaults.GATEWAY_PORT), host: env.HOST ?? '0.0.0.0' },
 ];
 
 function step(msg) {

@@ -4,8 +4,13 @@
  */
 import { bool, int, intList, oneOf, optionalStr, optionalUrl, parseEnv, port, secretList, str, url, type ConfigOf, type Env } from './env';
 
-export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
-export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+// One machine's defaults, in JSON so that `npm start` (scripts/start.mjs, plain Node) reads the same.
+import localDefaults from './local-defaults.json';
+
+export const DEFAULT_DATABASE_URL = localDefaults.DATABASE_URL;
+export const DEFAULT_AMQP_URL = localDefaults.AMQP_URL;
+const LOCAL_TRANSACTIONS_URL = `http://127.0.0.1:${localDefaults.TRANSACTIONS_PORT}`;
+const LOCAL_UI_URL = `http://127.0.0.1:${localDefaults.UI_PORT}`;
 
 const common = {
   host: str('HOST', { default: '0.0.0.0' }),
@@ -39,9 +44,9 @@ const internalAuthSecrets = secretList('INTERNAL_AUTH_SECRETS', {
 export const gatewaySpec = {
   ...common,
   ...amqp,
-  port: port('GATEWAY_PORT', 3000),
-  transactionsUrl: url('TRANSACTIONS_URL', { default: 'http://127.0.0.1:3001', protocols: ['http', 'https'] }),
-  uiUrl: url('UI_URL', { default: 'http://127.0.0.1:3003', protocols: ['http', 'https'] }),
+  port: port('GATEWAY_PORT', localDefaults.GATEWAY_PORT),
+  transactionsUrl: url('TRANSACTIONS_URL', { default: LOCAL_TRANSACTIONS_URL, protocols: ['http', 'https'] }),
+  uiUrl: url('UI_URL', { default: LOCAL_UI_URL, protocols: ['http', 'https'] }),
   rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', { default: 100, min: 1, max: 1_000_000 }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
@@ -65,7 +70,7 @@ export const transactionsSpec = {
   ...common,
   ...database,
   ...amqp,
-  port: port('TRANSACTIONS_PORT', 3001),
+  port: port('TRANSACTIONS_PORT', localDefaults.TRANSACTIONS_PORT),
   adminToken: optionalStr('ADMIN_TOKEN'),
   internalAuthSecrets,
   sandboxSettleMs: int('SANDBOX_SETTLE_MS', { default: 0, min: 0, max: 86_400_000 }),
@@ -78,7 +83,7 @@ export const callbackSpec = {
   ...common,
   ...database,
   ...amqp,
-  port: port('CALLBACK_PORT', 3002),
+  port: port('CALLBACK_PORT', localDefaults.CALLBACK_PORT),
   callbackTimeoutMs: int('CALLBACK_TIMEOUT_MS', { default: 15_000, min: 1, max: 600_000 }),
   retryDelaysMs: intList('CALLBACK_RETRY_DELAYS_MS', {
     default: [5_000, 10_000, 20_000, 40_000, 80_000],
@@ -103,8 +108,8 @@ export const callbackSpec = {
 
 export const uiSpec = {
   ...common,
-  port: port('UI_PORT', 3003),
-  transactionsUrl: url('TRANSACTIONS_URL', { default: 'http://127.0.0.1:3001', protocols: ['http', 'https'] }),
+  port: port('UI_PORT', localDefaults.UI_PORT),
+  transactionsUrl: url('TRANSACTIONS_URL', { default: LOCAL_TRANSACTIONS_URL, protocols: ['http', 'https'] }),
   upstreamTimeoutMs: int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100 }),
   internalAuthSecrets,
 };

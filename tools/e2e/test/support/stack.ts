@@ -8,12 +8,12 @@ import net from 'node:net';
 import path from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { loadCallbackConfig, serviceNodeOptions } from '@dw/config';
+import { DEFAULT_AMQP_URL, loadCallbackConfig, serviceNodeOptions } from '@dw/config';
 import { callbackTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export const AMQP_URL = DEFAULT_AMQP_URL;
 export const ADMIN_TOKEN = 'e2e-admin-token';
 /** The secret the gateway signs internal requests with (and ui and transactions-svc verify). */
 export const INTERNAL_AUTH_SECRET = 'e2e-internal-auth-secret-0123456789abcdef';
