@@ -22,7 +22,8 @@ export const OrderId = Type.String({
   minLength: 1,
   maxLength: 128,
   pattern: PRINTABLE,
-  description: "The merchant's own reference: unique per merchant and transaction type",
+  // The description is also the validation message ("must be …"), so it says what is accepted first.
+  description: "1–128 printable characters: the merchant's own reference, unique per merchant and transaction type",
   examples: ['order-42'],
 });
 
@@ -48,7 +49,7 @@ export const Destination = Type.String({
   minLength: 1,
   maxLength: 256,
   pattern: PRINTABLE,
-  description: 'The account or wallet that receives the funds',
+  description: '1–256 printable characters: the account or wallet that receives the funds',
 });
 
 export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN, description: 'A UUID (8-4-4-4-12 hex digits)' });

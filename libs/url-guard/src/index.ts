@@ -4,5 +4,5 @@ export { MAX_CALLBACK_URL_LENGTH } from './callback-url-syntax';
 export type { HostLookup } from './callback-url-host';
 export { guardedLookup, assertPublicHost, type LookupFunction } from './guarded-lookup';
 export { PrivateAddressError, ERR_PRIVATE_ADDRESS } from './private-address-error';
-export { createHostResolver, defaultHostResolver, DNS_DEFAULTS, type HostResolver, type HostResolverOptions } from './resolve-host';
-export { HostsFile, parseHosts } from './hosts-file';
+export { createHostResolver, defaultHostResolver, type HostResolver, type HostResolverOptions } from './resolve-host';
+export { HostsFile } from './hosts-file';

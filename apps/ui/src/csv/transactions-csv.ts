@@ -11,7 +11,7 @@ import { stringify } from 'csv-stringify';
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 
 /** Column header → the cell of one row. Amounts are the decimal strings as stored. */
-export const CSV_COLUMNS: [string, (row: ExportRow) => string | null][] = [
+const CSV_COLUMNS: [string, (row: ExportRow) => string | null][] = [
   ['id', (r) => r.transaction.id],
   ['type', (r) => r.transaction.type],
   ['status', (r) => r.transaction.status],

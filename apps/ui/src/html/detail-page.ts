@@ -80,7 +80,7 @@ ${attempts}
 const MOVING_DELIVERY = new Set(['pending', 'retrying']);
 
 /** Money or a callback is still moving: /ui's script refreshes the open transaction while so. */
-export function stillMoving(detail: TransactionDetail): boolean {
+function stillMoving(detail: TransactionDetail): boolean {
   const { status } = detail.transaction;
   return (status !== 'completed' && status !== 'failed') || detail.events.some((e) => MOVING_DELIVERY.has(e.delivery.status));
 }
