@@ -1,14 +1,11 @@
 import type { CallbackConfig } from '@dw/config';
-import { HandBackError, messagingNames, THROTTLE_DELAYS_MS, type AmqpConnection, type MessageHandler, type MessagingLogger } from '@dw/messaging';
+import { messagingNames, THROTTLE_DELAYS_MS, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
 import type { Pool } from 'pg';
 import {
   createCallbackSender,
   createDeliveryHandler,
   MerchantShares,
-  parseDeliveryMessage,
-  releaseClaim,
   retryPlan,
-  SendAbortedError,
   startSweeper,
 } from './delivery';
 
@@ -47,8 +44,6 @@ export interface DeliveryConsumer {
 const CLAIM_MARGIN_MS = 5_000;
 /** What the sweeper adds to the longest waits before it calls a delivery's message lost. */
 const SWEEP_MARGIN_MS = 60_000;
-/** How long releasing an aborted send's claim may take before it is left to its lease. */
-const RELEASE_WITHIN_MS = 1_000;
 
 /** CALLBACK_SWEEP_AFTER_MS, or (0) longer than any message of a live delivery can go unseen. */
 export function sweepAfterMs(config: Pick<CallbackConfig, 'sweepAfterMs' | 'retryDelaysMs' | 'callbackTimeoutMs'>): number {
@@ -81,7 +76,7 @@ export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsum
     claimLeaseMs: config.callbackTimeoutMs + CLAIM_MARGIN_MS,
     logger,
   });
-  amqp.consume(names.deliverQueue, handBackAborted(handler, pool, logger), { prefetch: config.prefetch });
+  amqp.consume(names.deliverQueue, handler, { prefetch: config.prefetch });
   const sweeper = startSweeper({ pool, amqp, names, intervalMs: config.sweepIntervalMs, staleAfterMs: sweepAfterMs(config), logger });
   return {
     handBackWaiting: () => shares.close(),
@@ -90,23 +85,5 @@ export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsum
       await sweeper.stop();
       await sender.close();
     },
-  };
-}
-
-/**
- * A send aborted by shutdown is not an attempt: its claim is released (so the redelivered copy need
- * not wait for the lease) and its message handed back to RabbitMQ at once, unacked.
- */
-function handBackAborted(handler: MessageHandler, pool: Pool, logger: MessagingLogger): MessageHandler {
-  return async (message) => {
-    try {
-      await handler(message);
-    } catch (err) {
-      if (!(err instanceof SendAbortedError)) throw err;
-      const parsed = parseDeliveryMessage(message);
-      const released = parsed.ok && (await releaseClaim(pool, parsed.message.eventId, parsed.message.attempt, RELEASE_WITHIN_MS));
-      logger.info({ eventId: err.eventId, claimReleased: released }, 'callback send aborted by shutdown; message handed back, no attempt recorded');
-      throw new HandBackError('shutting down');
-    }
   };
 }

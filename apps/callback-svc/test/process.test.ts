@@ -14,6 +14,7 @@ import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
+import { ATTEMPT_HEADER } from '@dw/messaging';
 
 const APP_DIR = path.join(__dirname, '..');
 const BUILD_DIR = path.join(APP_DIR, 'tmp', `svc-build-${process.pid}`);
@@ -48,6 +49,7 @@ async function freePort(): Promise<number> {
 }
 
 function startProcess(port: number): void {
+  output = '';
   child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'dist', 'instrumentation.js'), path.join(BUILD_DIR, 'dist', 'main.js')], {
     cwd: APP_DIR,
     env: {
@@ -69,14 +71,38 @@ function startProcess(port: number): void {
   exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
 
+async function startReadyProcess(): Promise<void> {
+  const port = await freePort();
+  startProcess(port);
+  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 20_000, 100);
+}
+
+/** An endpoint that answers `status` REPLY_AFTER_MS after each request, so the delivery is in flight for that long. */
+async function slowEndpoint(status: number) {
+  let requestArrived!: () => void;
+  const arrived = new Promise<void>((resolve) => (requestArrived = resolve));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    requestArrived();
+    setTimeout(() => res.writeHead(status).end('answer'), REPLY_AFTER_MS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`,
+    arrived,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 beforeAll(async () => {
   build();
   db = await createTestDatabase('process');
   pool = new Pool({ connectionString: db.url });
   receiver = await startCallbackReceiver();
-  const port = await freePort();
-  startProcess(port);
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 20_000, 100);
+  await startReadyProcess();
   publisher = await TestPublisher.open(prefix);
 }, 40_000);
 
@@ -100,8 +126,9 @@ describe('traceparent on callbacks (OpenTelemetry running)', () => {
 
     const hits = await receiver.waitFor(2, (r) => r.path === '/traced');
     const spanIds = hits.map((h) => {
-      // Two headers would arrive joined as "a, b"; one matches the bare format.
-      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(h.headers.traceparent));
+      // Two headers would arrive joined as "a, b"; one matches the bare format. No exporter here,
+      // so the spans are not recorded: sampled flag 00.
+      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(String(h.headers.traceparent));
       expect(match?.[1]).toBe(traceId);
       return match![2];
     });
@@ -111,20 +138,12 @@ describe('traceparent on callbacks (OpenTelemetry running)', () => {
 
 describe('SIGTERM', () => {
   it('finishes the delivery in flight, records and acks it, then exits 0', async () => {
-    // An endpoint that answers 200 only after a while, so the delivery is in flight at SIGTERM.
-    let requestArrived!: () => void;
-    const arrived = new Promise<void>((resolve) => (requestArrived = resolve));
-    const slow = http.createServer((req, res) => {
-      req.resume();
-      requestArrived();
-      setTimeout(() => res.writeHead(200).end('ok'), REPLY_AFTER_MS);
-    });
-    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slow = await slowEndpoint(200);
     try {
-      const merchant = await insertMerchant(pool, { deposit: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow` });
+      const merchant = await insertMerchant(pool, { deposit: slow.url });
       const event = await insertEvent(pool, merchant.id, 'deposit');
       await publisher.publish(event);
-      await arrived;
+      await slow.arrived;
       const signalledAt = Date.now();
       child.kill('SIGTERM');
 
@@ -137,8 +156,32 @@ describe('SIGTERM', () => {
       expect(await publisher.readyInDeliveryQueue()).toBe(0);
       expect(output).toMatch(/shutting down/);
     } finally {
-      slow.closeAllConnections();
-      await new Promise((resolve) => slow.close(resolve));
+      await slow.close();
+    }
+  });
+
+  it('still schedules the retry of an attempt that fails while it drains, then acks: the next attempt comes on schedule', async () => {
+    await startReadyProcess();
+    const slow = await slowEndpoint(500);
+    try {
+      const merchant = await insertMerchant(pool, { deposit: slow.url });
+      const event = await insertEvent(pool, merchant.id, 'deposit');
+      await publisher.publish(event);
+      await slow.arrived;
+      child.kill('SIGTERM');
+
+      expect(await exited).toBe(0);
+      const delivery = await deliveryOf(pool, event.id);
+      expect(delivery.status).toBe('retrying');
+      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([500]);
+      expect(output).not.toMatch(/cannot hand the message over/);
+      // The retry waited RETRY_DELAYS[0] in its queue and is back for delivery as attempt 2 (not
+      // the original message handed back as attempt 1).
+      await eventually(async () => (await publisher.readyInDeliveryQueue()) === 1, 5000);
+      const next = await publisher.takeFromDeliveryQueue();
+      expect(next?.properties.headers?.[ATTEMPT_HEADER]).toBe(2);
+    } finally {
+      await slow.close();
     }
   });
 });

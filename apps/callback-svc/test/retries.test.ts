@@ -87,6 +87,31 @@ describe('the retry schedule (CONTRACT 5, rules 2–4)', () => {
     expect(second).toMatchObject({ attempt: 2, statusCode: 200, error: null });
   });
 
+  it('counts a 200 whose body does not complete within CALLBACK_TIMEOUT_MS as a failure: the timeout bounds the whole reply', async () => {
+    const { event, hits } = await deliverTo('/stall-once', (nth) => (nth === 1 ? 'stall-body' : 200));
+    await hits(2);
+    await settled(event.id, 'succeeded');
+
+    const [first, second] = (await deliveryOf(h.service.pool, event.id)).attempts;
+    expect(first).toMatchObject({ attempt: 1, statusCode: 200, error: expect.stringMatching(/timeout: the reply body did not complete/) });
+    expect(first!.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(first!.durationMs).toBeLessThan(TIMEOUT_MS + 1000);
+    expect(second).toMatchObject({ attempt: 2, statusCode: 200, error: null });
+  });
+
+  it('judges a reply by its status alone: a 200 with a 1 MB body succeeds (the body is not kept), a 500 with one fails', async () => {
+    const ok = await deliverTo('/big-200', () => ({ status: 200, bodyBytes: 1024 * 1024 }));
+    await ok.hits(1);
+    await settled(ok.event.id, 'succeeded');
+    expect((await deliveryOf(h.service.pool, ok.event.id)).attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, error: null })]);
+
+    const bad = await deliverTo('/big-500', (nth) => (nth === 1 ? { status: 500, bodyBytes: 1024 * 1024 } : 200));
+    await bad.hits(2);
+    await settled(bad.event.id, 'succeeded');
+    const [first] = (await deliveryOf(h.service.pool, bad.event.id)).attempts;
+    expect(first).toMatchObject({ attempt: 1, statusCode: 500 });
+  });
+
   it('counts a reset connection as a failure with no status and an error', async () => {
     const { event, hits } = await deliverTo('/reset-once', (nth) => (nth === 1 ? 'reset' : 200));
     await hits(2);

@@ -1,7 +1,8 @@
 /**
  * A real HTTP server on 127.0.0.1 standing in for a merchant's callback endpoint. It records
  * every request (headers, raw body, arrival time) and answers with whatever `respond` decides:
- * a status, a status after a delay (a slow endpoint), a hang (never answers), or a reset.
+ * a status, a status after a delay (a slow endpoint), a hang (never answers), a reset, a 200 whose
+ * body never ends, or a status with a large body.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,15 @@ export interface ReceivedCallback {
   json: any;
 }
 
-export type Reaction = number | 'hang' | 'reset' | { status: number; afterMs: number };
+export type Reaction =
+  | number
+  | 'hang'
+  | 'reset'
+  /** 200 and the start of a body that never ends. */
+  | 'stall-body'
+  | { status: number; afterMs: number }
+  /** The status with a body of this many bytes. */
+  | { status: number; bodyBytes: number };
 
 export interface CallbackReceiver {
   url: string;
@@ -46,6 +55,11 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       for (const w of waiters) w();
       if (reaction === 'hang') return;
       if (reaction === 'reset') return req.socket.destroy();
+      if (reaction === 'stall-body') return void res.writeHead(200, { 'content-type': 'text/plain' }).write('the start of a reply');
+      if (typeof reaction === 'object' && 'bodyBytes' in reaction) {
+        res.writeHead(reaction.status, { 'content-type': 'text/plain' }).end(Buffer.alloc(reaction.bodyBytes, 'x'));
+        return;
+      }
       if (typeof reaction === 'object') {
         setTimeout(() => res.writeHead(reaction.status, { 'content-type': 'text/plain' }).end('ok'), reaction.afterMs);
         return;

@@ -1,7 +1,7 @@
 /**
  * One message from the delivery queue, as a few typed steps (svix's worker shape):
  * parse → admit (the merchant's share) → claim (event, URL and secret as they are now) → send →
- * record → retry or settle.
+ * record → retry or settle. A send cut short by shutdown releases its claim and hands the message back.
  *
  * Returning acks the message; throwing hands it back to the queue (AmqpConnection). So the handler
  * returns only once the outcome is in the database and, on a failure with attempts left, the
@@ -10,7 +10,7 @@
  * The claim and the record are written for many messages at once (group commit).
  */
 import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type MessageHandler, type MessagingLogger, type MessagingNames } from '@dw/messaging';
-import { contextFromHeaders, outsideTraces, withSpan } from '@dw/telemetry';
+import { contextFromHeaders, withSpan } from '@dw/telemetry';
 import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
@@ -29,8 +29,9 @@ import {
 import { groupCommit } from '@dw/batching';
 import type { MerchantShares, Slot } from './merchant-shares';
 import { markSeen, recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
+import { releaseClaim } from './release-claim';
 import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';
-import type { CallbackSender } from './send-callback';
+import { SendAbortedError, type CallbackSender } from './send-callback';
 
 export interface DeliveryDeps {
   pool: Pool;
@@ -52,11 +53,11 @@ interface Steps {
 }
 
 export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
-  // A batch serves many deliveries: its statement belongs to no one delivery's trace.
+  // Group commit: one statement per batch, one batch of each kind at a time (libs/batching).
   const steps: Steps = {
-    claim: groupCommit((requests: ClaimRequest[]) => outsideTraces(() => claimDeliveries(deps.pool, requests, deps.claimLeaseMs))),
-    record: groupCommit((outcomes: Outcome[]) => outsideTraces(() => recordOutcomes(deps.pool, outcomes))),
-    seen: groupCommit((eventIds: string[]) => outsideTraces(() => markSeen(deps.pool, eventIds))),
+    claim: groupCommit((requests: ClaimRequest[]) => claimDeliveries(deps.pool, requests, deps.claimLeaseMs)),
+    record: groupCommit((outcomes: Outcome[]) => recordOutcomes(deps.pool, outcomes)),
+    seen: groupCommit((eventIds: string[]) => markSeen(deps.pool, eventIds)),
   };
   return async (message) => {
     const parsed = parseDeliveryMessage(message);
@@ -117,11 +118,30 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
     return undefined;
   }
   slot.sending();
-  const result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
+  let result: AttemptResult;
+  try {
+    result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
+  } catch (err) {
+    if (err instanceof SendAbortedError) await handBackAborted(deps, msg);
+    throw err;
+  }
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
   await settle(deps, steps, message, msg, target, result);
   return result.durationMs;
+}
+
+/** How long releasing an aborted send's claim may take before it is left to its lease. */
+const RELEASE_WITHIN_MS = 1_000;
+
+/**
+ * A send cut short by shutdown is not an attempt: its claim is released (so the redelivered copy
+ * need not wait for the lease) and its message handed back to RabbitMQ at once, unacked.
+ */
+async function handBackAborted(deps: DeliveryDeps, msg: DeliveryMessage): Promise<never> {
+  const released = await releaseClaim(deps.pool, msg.eventId, msg.attempt, RELEASE_WITHIN_MS);
+  deps.logger.info({ eventId: msg.eventId, claimReleased: released }, 'callback send aborted by shutdown; message handed back, no attempt recorded');
+  throw new HandBackError('shutting down');
 }
 
 /** Records the attempt, then schedules the next one or settles the delivery for good. */

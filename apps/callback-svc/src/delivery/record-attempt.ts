@@ -7,7 +7,7 @@
  */
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
-import type { DeliveryTrigger } from './claim-delivery';
+import { NOT_SETTLED_SQL, type DeliveryTrigger } from './claim-delivery';
 
 export type RecordedStatus = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
@@ -40,11 +40,16 @@ const RECORD = `
    WHERE r.status <> 'skipped'
   ON CONFLICT (event_id, attempt) DO NOTHING`;
 
+/**
+ * Open deliveries only, looked up by key: see CLAIM_SQL on why "not settled" rather than the open
+ * statuses, and why these statements are not named (prepared).
+ */
+export const MARK_SEEN_SQL = `UPDATE callback_deliveries d SET updated_at = now() WHERE d.event_id = ANY($1::text[]) AND ${NOT_SETTLED_SQL('d')}`;
+
 /** A message of these deliveries is alive (handed to a throttle queue): the sweeper must not copy it. */
 export async function markSeen(db: Pick<Pool, 'query'>, eventIds: string[]): Promise<void[]> {
   await db.query({
-    name: 'mark_deliveries_seen',
-    text: `UPDATE callback_deliveries SET updated_at = now() WHERE event_id = ANY($1::text[]) AND status IN ('pending', 'retrying')`,
+    text: MARK_SEEN_SQL,
     values: [eventIds],
   });
   return eventIds.map(() => undefined);
@@ -52,7 +57,7 @@ export async function markSeen(db: Pick<Pool, 'query'>, eventIds: string[]): Pro
 
 export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<void[]> {
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
-  await pool.query({ name: 'record_outcomes', text: RECORD, values: [
+  await pool.query({ text: RECORD, values: [
     column((o) => o.eventId),
     column((o) => o.attempt),
     column((o) => o.status),

@@ -45,7 +45,7 @@ export function scheduleRetry(amqp: AmqpConnection, names: MessagingNames, messa
 }
 
 /** The throttle wait this message gets: longer each time it comes back still over its share. */
-export function throttleDelay(message: Pick<ConsumeMessage, 'properties'>): number {
+function throttleDelay(message: Pick<ConsumeMessage, 'properties'>): number {
   const times = countHeader(message, THROTTLED_HEADER);
   return THROTTLE_DELAYS_MS[Math.min(times, THROTTLE_DELAYS_MS.length - 1)]!;
 }
@@ -60,7 +60,8 @@ export function throttle(amqp: AmqpConnection, names: MessagingNames, message: M
 async function handOver(amqp: AmqpConnection, queue: string, message: Message, eventId: string, own: Record<string, unknown>): Promise<void> {
   // While disconnected, the message being handled is already back in its queue: fail now rather
   // than wait for a reconnect and then publish a copy of a message that will run again anyway.
-  if (!amqp.isConnected()) throw new Error('not connected to RabbitMQ: cannot hand the message over');
+  // A connection being closed gracefully still carries it (the shutdown waits for this handler).
+  if (!amqp.canPublish()) throw new Error('not connected to RabbitMQ: cannot hand the message over');
   const channel = await amqp.confirmChannel();
   const headers: Record<string, unknown> = { ...own };
   for (const name of CARRIED_HEADERS) {

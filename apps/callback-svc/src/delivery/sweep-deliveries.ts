@@ -9,11 +9,12 @@
  * "Seen" is the row's updated_at: written when the delivery is created, when an attempt is claimed
  * and recorded, and when a message is throttled. Rows are claimed with SKIP LOCKED (replicas share
  * the work), published with confirms, then stamped, in one transaction: confirm then mark, like
- * the outbox relay. The sweep holds off while the delivery queue has messages ready (they are live
- * and will be seen) and skips events whose outbox row is not yet published.
+ * the outbox relay, with the same bound on how long the broker may take to confirm. The sweep
+ * holds off while the delivery queue has messages ready (they are live and will be seen) and skips
+ * events whose outbox row is not yet published.
  */
 import { callbackBody, type CallbackEvent } from '@dw/contracts';
-import { ATTEMPT_HEADER, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
+import { ATTEMPT_HEADER, confirmedWithin, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
 import type { Pool } from 'pg';
 import { sweptDeliveries } from './delivery-metrics';
 import { markSeen } from './record-attempt';
@@ -27,6 +28,8 @@ export interface SweeperOptions {
   staleAfterMs: number;
   logger: MessagingLogger;
   batchSize?: number;
+  /** How long claimed rows stay locked while the broker does not confirm (default 30 s, as the relay). */
+  confirmTimeoutMs?: number;
 }
 
 export interface Sweeper {
@@ -77,7 +80,7 @@ export function startSweeper(opts: SweeperOptions): Sweeper {
   };
 }
 
-async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 500 }: SweeperOptions): Promise<number> {
+async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 500, confirmTimeoutMs = 30_000 }: SweeperOptions): Promise<number> {
   if (!amqp.isConnected()) return 0;
   const channel = await amqp.confirmChannel();
   const { messageCount } = await channel.checkQueue(names.deliverQueue);
@@ -93,8 +96,9 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<StaleRow>(CLAIM_STALE, [staleAfterMs, batchSize]);
-    // Published back to back, then every confirm awaited together (one round trip, not one per row).
-    await Promise.all(
+    // Published back to back, then every confirm awaited together (one round trip, not one per row),
+    // for a bounded time; the connection's close waits for them.
+    const published = Promise.all(
       rows.map((row) => {
         const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: row.attempt_count + 1, [MERCHANT_HEADER]: row.merchant_id };
         if (row.traceparent) headers.traceparent = row.traceparent;
@@ -106,6 +110,7 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
         });
       }),
     );
+    await confirmedWithin(amqp.track(published), confirmTimeoutMs);
     if (rows.length > 0) await markSeen(client, rows.map((r) => r.event_id));
     await client.query('COMMIT');
     if (rows.length > 0) {

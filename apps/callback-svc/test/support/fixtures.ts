@@ -1,7 +1,7 @@
 /** Rows as transactions-svc writes them (merchant, transaction, event, pending delivery), by plain SQL. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { callbackBody, type CallbackEvent, type Transaction } from '@dw/contracts';
-import type { Pool } from 'pg';
+import type { Client, Pool } from 'pg';
 
 export interface TestMerchant {
   id: string;
@@ -9,7 +9,7 @@ export interface TestMerchant {
 }
 
 export async function insertMerchant(
-  pool: Pool,
+  pool: Pool | Client,
   urls: { deposit?: string | null; withdraw?: string | null } = {},
 ): Promise<TestMerchant> {
   const id = randomUUID();
@@ -96,4 +96,25 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, stepMs));
   }
+}
+
+/**
+ * `count` deliveries with `status`, each with its transaction and event, written in one statement
+ * (thousands at once, for tests of what the hot statements read). Resolves with their event ids.
+ */
+export async function insertDeliveries(db: Pool | Client, merchantId: string, count: number, status: 'pending' | 'succeeded' = 'pending'): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH tx AS (
+       INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'deposit', 'pending', 1, 'USD', $2 || g, 1, now(), now() FROM generate_series(1, $3::int) g
+       RETURNING id
+     ), ev AS (
+       INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
+       SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), tx.id, $1, 1, 'deposit.pending', 'pending', '{}'::jsonb, now() FROM tx
+       RETURNING id
+     )
+     INSERT INTO callback_deliveries (event_id, status) SELECT id, $4::delivery_status FROM ev RETURNING event_id AS id`,
+    [merchantId, `bulk-${randomUUID()}-`, count, status],
+  );
+  return rows.map((r) => r.id);
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
 import { callbackTopology, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
-import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { connect, type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import { createBrokerConnection } from '../../src/broker';
 import { createPool } from '../../src/database';
@@ -105,6 +105,17 @@ export class TestPublisher {
     const channel = await this.connection.createChannel();
     try {
       return (await channel.checkQueue(messagingNames(this.prefix).deliverQueue)).messageCount;
+    } finally {
+      await channel.close();
+    }
+  }
+
+  /** Takes (and acks) the next ready message of the delivery queue; undefined when there is none. */
+  async takeFromDeliveryQueue(): Promise<GetMessage | undefined> {
+    const channel = await this.connection.createChannel();
+    try {
+      const message = await channel.get(messagingNames(this.prefix).deliverQueue, { noAck: true });
+      return message || undefined;
     } finally {
       await channel.close();
     }

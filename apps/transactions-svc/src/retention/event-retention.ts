@@ -55,7 +55,7 @@ export async function removeExpiredEvents(pool: pg.Pool, retentionDays: number, 
     const locked = (await client.query<{ event_id: string; status: string }>(LOCK_DELIVERIES, [expired])).rows;
     const settled = new Set(locked.filter((d) => !UNDER_WAY.includes(d.status)).map((d) => d.event_id));
     const ids = expired.filter((id) => !withDelivery.has(id) || settled.has(id));
-    // Children first: the foreign keys restrict.
+    // Children first, in one transaction: no attempt or delivery outlives its event.
     const attempts = await client.query('DELETE FROM callback_attempts WHERE event_id = ANY($1::text[])', [ids]);
     await client.query('DELETE FROM callback_deliveries WHERE event_id = ANY($1::text[])', [ids]);
     const events = await client.query('DELETE FROM transaction_events WHERE id = ANY($1::text[])', [ids]);

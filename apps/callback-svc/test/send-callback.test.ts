@@ -1,0 +1,52 @@
+/**
+ * The sender's timeout is CALLBACK_TIMEOUT_MS and nothing shorter (CONTRACT 5: the service waits up
+ * to that long for a reply). undici has header and body timers of its own on a coarse clock (ticks
+ * of 499 ms): set to the same value, they fired up to a tick early and reported a network error, so
+ * a reply arriving just in time was lost. Each send here starts at another point of that clock.
+ */
+import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
+import { createCallbackSender, type CallbackSender } from '../src/delivery';
+
+/** Just under three of undici's ticks: its own timer, started within a tick, fired ~250 ms early. */
+const TIMEOUT_MS = 1_497;
+
+let receiver: CallbackReceiver;
+let sender: CallbackSender;
+
+beforeAll(async () => {
+  receiver = await startCallbackReceiver();
+  sender = createCallbackSender({ timeoutMs: TIMEOUT_MS, allowPrivateHosts: true });
+});
+afterAll(async () => {
+  await sender?.close();
+  await receiver?.close();
+});
+
+const sendTo = (path: string, eventId: string) =>
+  sender.send({ url: `${receiver.url}${path}`, eventId, body: Buffer.from('{}'), signingSecrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'] });
+const staggered = <T>(count: number, stepMs: number, start: (i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: count }, (_, i) => new Promise<T>((resolve, reject) => setTimeout(() => start(i).then(resolve, reject), i * stepMs))));
+
+it('waits the whole CALLBACK_TIMEOUT_MS for headers that never come, then reports a timeout with no status', async () => {
+  receiver.respond = () => 'hang';
+  const results = await staggered(4, 120, (i) => sendTo('/hang', `evt_hang_${i}`));
+  for (const r of results) {
+    expect(r).toMatchObject({ outcome: 'timeout', statusCode: null, error: `timeout: no reply within ${TIMEOUT_MS} ms` });
+    expect(r.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 1);
+  }
+});
+
+it('waits the whole CALLBACK_TIMEOUT_MS for a body that stalls, then reports a timeout with the status seen', async () => {
+  receiver.respond = () => 'stall-body';
+  const results = await staggered(4, 120, (i) => sendTo('/stall', `evt_stall_${i}`));
+  for (const r of results) {
+    expect(r).toMatchObject({ outcome: 'timeout', statusCode: 200, error: `timeout: the reply body did not complete within ${TIMEOUT_MS} ms` });
+    expect(r.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 1);
+  }
+});
+
+it('takes a reply that arrives shortly before CALLBACK_TIMEOUT_MS', async () => {
+  receiver.respond = () => ({ status: 200, afterMs: TIMEOUT_MS - 300 });
+  const results = await staggered(6, 80, (i) => sendTo('/late', `evt_late_${i}`));
+  for (const r of results) expect(r).toMatchObject({ outcome: 'succeeded', statusCode: 200, error: null });
+});
