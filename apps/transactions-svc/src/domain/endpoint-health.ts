@@ -47,7 +47,6 @@ export async function endpointHealth(db: pg.Pool, merchantId: string): Promise<E
       LEFT JOIN callback_deliveries d ON d.event_id = e.id
      WHERE e.merchant_id = ${merchantId}::uuid AND e.created_at >= ${merchant.since}::timestamptz
      GROUP BY 1`;
-  const counts = await query<CountRow>(db, perType);
   // The newest successful and the newest failed attempt per type, among the window's events.
   const newest = sql`
     SELECT DISTINCT ON (kind, ok) kind, ok, ${raw(iso('at'))} AS at, status_code, error
@@ -56,7 +55,8 @@ export async function endpointHealth(db: pg.Pool, merchantId: string): Promise<E
               JOIN callback_attempts a ON a.event_id = e.id
              WHERE e.merchant_id = ${merchantId}::uuid AND e.created_at >= ${merchant.since}::timestamptz) x
      ORDER BY kind, ok, at DESC`;
-  const last = await query<LastRow>(db, newest);
+  // Two reads of the same window, independent of each other: on two pooled connections at once.
+  const [counts, last] = await Promise.all([query<CountRow>(db, perType), query<LastRow>(db, newest)]);
 
   const endpoints = TRANSACTION_TYPES.map((type): EndpointHealthItem => {
     const c = counts.find((r) => r.kind === type);

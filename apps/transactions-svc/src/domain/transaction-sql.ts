@@ -35,7 +35,7 @@ export function withEventsFor(changedCte: Sql, reason: string | null, traceparen
     WITH changed AS (${changedCte}),
     shaped AS (
       SELECT c.*, ${transactionJson('c')} AS data,
-             'evt_' || replace(gen_random_uuid()::text, '-', '') AS event_id,
+             'evt_' || replace(uuid_v7()::text, '-', '') AS event_id,
              c.type::text || '.' || c.status::text AS event_type
       FROM changed c
     ),

@@ -4,7 +4,7 @@
  */
 import { groupCommit } from '@dw/batching';
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
-import { outsideTraces, withSpan } from '@dw/telemetry';
+import { withSpan } from '@dw/telemetry';
 import type pg from 'pg';
 import { query, sql, type Sql } from '../db/sql';
 import { ALLOWED_FROM } from './state-machine';
@@ -50,7 +50,7 @@ const creators = new WeakMap<pg.Pool, (t: NewTransaction) => Promise<Transaction
 function creatorFor(db: pg.Pool) {
   let create = creators.get(db);
   if (!create) {
-    const batch = groupCommit((items: NewTransaction[]) => outsideTraces(() => insertBatch(db, items)), BATCH);
+    const batch = groupCommit((items: NewTransaction[]) => insertBatch(db, items), BATCH);
     create = async (t) => {
       const result = await batch(t);
       if (result instanceof Error) throw result;
@@ -67,7 +67,7 @@ function insertStatement(items: NewTransaction[]): Sql {
   const insert = sql`
     INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata,
                               destination, last_sequence, traceparent, created_at, updated_at)
-    SELECT gen_random_uuid(), i.merchant_id, i.type, 'pending', i.amount, i.currency, i.order_id, i.description,
+    SELECT uuid_v7(), i.merchant_id, i.type, 'pending', i.amount, i.currency, i.order_id, i.description,
            i.metadata, i.destination, 1, i.traceparent, now(), now()
       FROM unnest(${column('merchantId')}::uuid[], ${column('type')}::transaction_type[], ${column('amount')}::numeric[],
                   ${column('currency')}::text[], ${column('orderId')}::text[], ${column('description')}::text[],

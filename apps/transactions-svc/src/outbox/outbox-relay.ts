@@ -10,8 +10,8 @@
  * started (`mandatory` publishes would otherwise come back unroutable).
  */
 import { assertTopology, callbackTopology, messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
-import { postgresPoolOptions } from '@dw/config';
-import pg from 'pg';
+import { createPool } from '../db/pool';
+import type pg from 'pg';
 import { onOutboxDoorbell } from './doorbell';
 import { outboxLag, outboxPassFailures, outboxPublished } from './outbox-metrics';
 import { relayBatch } from './relay-batch';
@@ -56,8 +56,10 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   });
 
   // One session for the passes (they run one at a time) and one spare for the lag check.
-  const pool = new pg.Pool(postgresPoolOptions(opts.databaseUrl, 2, 'dw-outbox-relay'));
-  pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'));
+  const pool = createPool(opts.databaseUrl, 2, {
+    applicationName: 'dw-outbox-relay',
+    onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'),
+  });
   const wakeup = new Wakeup();
   const unsubscribe = onOutboxDoorbell(() => wakeup.wake());
   const loop = new RelayLoop(opts, pool, wakeup);

@@ -8,6 +8,7 @@
  * grabs again). A crash between the confirms and the COMMIT publishes the batch again: at least
  * once, which callback-svc and merchants (dedupe on the event id) are built for.
  */
+import { confirmedWithin } from '@dw/messaging';
 import type { ConfirmChannel } from 'amqplib';
 import type pg from 'pg';
 import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';
@@ -16,13 +17,6 @@ const CLAIM = `
   SELECT id, event_id, routing_key, payload, headers FROM outbox
   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 const SENT = `DELETE FROM outbox WHERE id = ANY($1::bigint[])`;
-
-export class ConfirmTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`RabbitMQ did not confirm the batch within ${ms} ms`);
-    this.name = 'ConfirmTimeoutError';
-  }
-}
 
 export interface BatchOptions {
   pool: pg.Pool;
@@ -49,7 +43,7 @@ export async function relayBatch(opts: BatchOptions): Promise<number> {
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>({ name: 'relay_claim', text: CLAIM, values: [opts.batchSize] });
     if (rows.length > 0) {
-      await withTimeout(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
+      await confirmedWithin(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
       await client.query({ name: 'relay_delete_sent', text: SENT, values: [rows.map((r) => r.id)] });
     }
     await client.query('COMMIT');
@@ -71,10 +65,3 @@ function publishAll({ channel, exchange }: BatchOptions, rows: OutboxRow[]): Pro
   return Promise.all(rows.map((row) => publishOutboxRow(channel, exchange, row))).then(() => undefined);
 }
 
-function withTimeout(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConfirmTimeoutError(ms)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}

@@ -233,6 +233,15 @@ describe('bad input: 400 validation_failed naming the field, nothing written', (
     expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['/amount', '/currency', '/orderId']);
   });
 
+  it('says what a field accepts when a character is refused: a NUL in orderId or destination', async () => {
+    const res = await withdraw({ ...valid, orderId: 'order\u0000-1', destination: 'acct\u0000' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([
+      { path: '/orderId', message: expect.stringMatching(/^must be 1–128 printable characters/) },
+      { path: '/destination', message: expect.stringMatching(/^must be 1–256 printable characters/) },
+    ]);
+  });
+
   it('requires a destination on withdraws', async () => {
     const res = await withdraw(valid);
     expect(res.statusCode).toBe(400);

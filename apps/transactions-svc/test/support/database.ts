@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { dropTestDatabase } from '@dw/testing';
 import type pg from 'pg';
 import { DEFAULT_DATABASE_URL, quoteIdent, withDatabase } from '../../src/db/database-url';
 import { connectClient } from '../../src/db/ensure-database';
@@ -42,7 +43,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await withAdmin(server, (admin) => cloneTemplate(admin, source, name));
   return {
     url: withDatabase(server, name),
-    drop: () => withAdmin(server, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).then(() => undefined),
+    drop: () => withAdmin(server, (admin) => dropTestDatabase(admin, name)),
   };
 }
 
