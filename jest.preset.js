@@ -21,5 +21,6 @@ module.exports = (projectDir) => ({
     '^@dw/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },
   maxWorkers: 1,
+  reporters: ['default', path.join(__dirname, 'jest-failures-reporter.js')],
   testTimeout: 30000,
 });

@@ -1,3 +1,4 @@
 export * from './tcp-proxy';
 export * from './callback-receiver';
 export * from './test-tracing';
+export * from './drop-database';

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { dropTestDatabase } from '@dw/testing';
 import { Client } from 'pg';
 
 const SERVER = 'postgresql://postgres@127.0.0.1:5432';
@@ -35,6 +36,6 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   });
   return {
     url,
-    drop: () => withClient(`${SERVER}/postgres`, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () => withClient(`${SERVER}/postgres`, (admin) => dropTestDatabase(admin, name)),
   };
 }
