@@ -1,10 +1,11 @@
 /**
  * Writes `count` past transactions straight into a stack's database with generate_series: each a
- * settled deposit with its event, a succeeded delivery, one attempt and a published outbox row —
- * what the product leaves behind today for every transaction (the outbox row only while the
- * schema still has published_at). session_replication_role=replica
- * skips the foreign-key and NOTIFY triggers while seeding (the rows are consistent by
- * construction), which keeps a million transactions to a minute or two here.
+ * settled deposit with its event, a succeeded delivery and one attempt (and a published outbox row
+ * while the schema still has published_at), what the product leaves behind for every transaction.
+ * Their ids are random (a uuid, "evt_" + 32 hex), as the product wrote them before its ids were
+ * time-ordered: the history a deployment carries, spread over every index new rows go into.
+ * session_replication_role=replica skips the foreign-key and NOTIFY triggers while seeding (the rows
+ * are consistent by construction), which keeps a million transactions to a minute or two here.
  */
 import pg from 'pg';
 
@@ -24,19 +25,19 @@ export async function seedHistory(databaseUrl: string, merchantId: string, count
     );
     await db.query(
       `INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
-       SELECT 'evt_hist_' || g, md5('h' || g)::uuid, $1::uuid, 1, 'deposit.pending', 'pending',
-         jsonb_build_object('id', 'evt_hist_' || g, 'type', 'deposit.pending', 'sequence', 1,
+       SELECT 'evt_' || md5('e' || g), md5('h' || g)::uuid, $1::uuid, 1, 'deposit.pending', 'pending',
+         jsonb_build_object('id', 'evt_' || md5('e' || g), 'type', 'deposit.pending', 'sequence', 1,
            'data', jsonb_build_object('id', md5('h' || g)::uuid, 'merchantId', $1::uuid::text, 'type', 'deposit',
              'status', 'pending', 'amount', '1.00', 'currency', 'USD', 'orderId', 'hist-' || g)), ${at} ${base}`,
       [merchantId],
     );
     await db.query(
       `INSERT INTO callback_deliveries (event_id, status, attempt_count, updated_at)
-       SELECT 'evt_hist_' || g, 'succeeded', 1, ${at} ${base}`,
+       SELECT 'evt_' || md5('e' || g), 'succeeded', 1, ${at} ${base}`,
     );
     await db.query(
       `INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, duration_ms)
-       SELECT 'evt_hist_' || g, 1, ${at}, 'http://127.0.0.1:9/ok/history', 200, 3 ${base}`,
+       SELECT 'evt_' || md5('e' || g), 1, ${at}, 'http://127.0.0.1:9/ok/history', 200, 3 ${base}`,
     );
     // Only while the outbox keeps published rows (a product that deletes them has none in its past).
     const { rowCount } = await db.query(
@@ -44,7 +45,7 @@ export async function seedHistory(databaseUrl: string, merchantId: string, count
     );
     if (rowCount) await db.query(
       `INSERT INTO outbox (event_id, routing_key, payload, created_at, published_at)
-       SELECT 'evt_hist_' || g, 'deposit.pending', '{}', ${at}, ${at} ${base}`,
+       SELECT 'evt_' || md5('e' || g), 'deposit.pending', '{}', ${at}, ${at} ${base}`,
     );
     await db.query('ANALYZE');
   } finally {
