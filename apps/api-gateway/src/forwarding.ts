@@ -13,6 +13,18 @@ import type { Upstream } from './upstreams';
 /** W3C trace context and baggage: the gateway writes its own on the forwarded request. */
 const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'];
 
+/**
+ * Headers about one connection, not about the request or the answer (RFC 9110 §7.6.1): neither
+ * direction forwards them. reply-from drops only Connection, Transfer-Encoding and the names
+ * Connection lists, and only on the request. Forwarded to undici, Keep-Alive, Upgrade and Expect
+ * were refused and a valid request answered 503 (curl sends Expect: 100-continue for larger bodies;
+ * Node has already answered it with 100 Continue). Copied from the upstream's answer,
+ * `connection: keep-alive` overrode a client's `Connection: close`, and the gateway kept open a
+ * connection the client was waiting to see closed.
+ */
+const CONNECTION_HEADERS = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'];
+const NOT_FORWARDED = [...CONNECTION_HEADERS, 'expect'];
+
 declare module 'fastify' {
   interface FastifyInstance {
     internalAuth: InternalAuth;
@@ -21,7 +33,8 @@ declare module 'fastify' {
 
 /** Registers the upstream for a route scope; its handlers then call `forward`. */
 export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<void> {
-  await scope.register(replyFrom, { base: up.url, undici: up.pool });
+  // Our own onResponse line logs each request; reply-from's two more per request were noise (and CPU).
+  await scope.register(replyFrom, { base: up.url, undici: up.pool, disableRequestLogging: true });
 }
 
 /**
@@ -69,6 +82,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       // The upstream continues the gateway's server span (which continues the client's trace, if
       // it sent one): the client's own headers would name the wrong parent.
       for (const h of TRACE_HEADERS) delete out[h];
+      for (const h of NOT_FORWARDED) delete out[h];
       injectTraceHeaders(out);
       const proof = request.server.internalAuth.headers({
         method: request.method,
@@ -77,6 +91,11 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
         requestId: String(req.id),
       });
       return { ...out, ...proof };
+    },
+    rewriteHeaders: (headers) => {
+      const out = { ...headers };
+      for (const h of CONNECTION_HEADERS) delete out[h];
+      return out;
     },
     onError: (rep, { error }) => {
       rep.request.log.warn({ err: error }, 'upstream unavailable');

@@ -2,11 +2,12 @@
  * The Fastify instance every service starts from: logger, request ids, strict validation,
  * problem+json errors, HTTP metrics and health routes. Each app's app.ts adds its own routes.
  */
+import { isUtf8 } from 'node:buffer';
 import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
-import type { ApiError } from './errors';
+import { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
 import { registerProblemHandling } from './problem-handler';
 import { genReqId } from './request-id';
@@ -41,6 +42,18 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.
   app.removeContentTypeParser('text/plain');
+  // JSON is UTF-8 (RFC 8259 §8.1). Fastify's parser decodes the bytes as UTF-8 with replacement, so
+  // "a\xff" and "a\xfe" would both arrive as "a\ufffd": one orderId for two different requests
+  // (the second a replay of the first) and a stored value that is not what was sent. Refuse instead.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8(body as Buffer)) {
+      const detail = 'The body is not valid UTF-8.';
+      return done(new ApiError(400, 'validation_failed', detail, [{ path: '/', message: detail }]), undefined);
+    }
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
   registerProblemHandling(app, opts.mapError);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -54,6 +54,26 @@ describe('the shared service shell', () => {
     expect(res.statusCode).toBe(415);
   });
 
+  it('refuses a JSON body that is not UTF-8 (a stray byte, an overlong form, an encoded surrogate, a cut sequence) with 400', async () => {
+    const bad = [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]];
+    for (const bytes of bad) {
+      const payload = Buffer.concat([Buffer.from('{"n":"a'), Buffer.from(bytes), Buffer.from('"}')]);
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'The body is not valid UTF-8.', errors: [{ path: '/' }] });
+    }
+    const ok = await app().inject({ method: 'POST', url: '/things', payload: Buffer.from('{"n":"\u00e9\u20ac\ud83d\ude00"}'), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('still refuses __proto__ and constructor.prototype in a JSON body, and an empty one', async () => {
+    for (const payload of ['{"__proto__":{"n":"x"}}', '{"constructor":{"prototype":{"n":"x"}}}', '']) {
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('validation_failed');
+    }
+  });
+
   it('reports readiness from its checks', async () => {
     expect((await app().inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     const down = await app(async () => Promise.reject(new Error('down'))).inject({ method: 'GET', url: '/readyz' });

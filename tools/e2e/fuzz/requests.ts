@@ -303,7 +303,7 @@ function rawRequest(rng: Rng, req: FuzzRequest): Buffer {
   const extra: Buffer[] = [];
   let body = req.body ?? Buffer.alloc(0);
   let lengthHeader: Buffer | null = Buffer.from(`content-length: ${body.length}\r\n`);
-  switch (rng.int(0, 11)) {
+  switch (rng.int(0, 12)) {
     case 0: // latin1 and other non-ASCII bytes in a header value
       extra.push(Buffer.concat([Buffer.from('x-request-id: caf'), Buffer.from([0xe9, 0xff, 0x80]), Buffer.from('\r\n')]));
       break;
@@ -338,6 +338,9 @@ function rawRequest(rng: Rng, req: FuzzRequest): Buffer {
       break;
     case 10: // a bare LF line ending and a space before the colon
       extra.push(Buffer.from('x-a: b\nx-c : d\r\n'));
+      break;
+    case 11: // connection-level headers a client may send: the gateway answers them, never forwards them
+      extra.push(Buffer.from(rng.pick(['expect: 100-continue\r\n', 'keep-alive: timeout=5, max=100\r\n', 'upgrade: h2c\r\n', 'te: trailers\r\n', 'trailer: x-checksum\r\n', 'proxy-connection: keep-alive\r\n', 'expect: 100-continue\r\nkeep-alive: 300\r\nupgrade: websocket\r\n'])));
       break;
     default: // a token with non-ASCII bytes
       extra.push(Buffer.concat([Buffer.from('serviceApiToken: dwk_'), Buffer.from([0xc3, 0xa9, 0x00]), Buffer.from('\r\n')]));

@@ -65,8 +65,9 @@ export function createClient(gateway: string, connections: number) {
 }
 
 /**
- * The first HTTP/1.x response in `bytes` (a chunked body de-chunked), or undefined while it is
- * incomplete. `closed`: the connection has ended, so a body without a length ends here.
+ * The first final HTTP/1.x response in `bytes` (a chunked body de-chunked), or undefined while it
+ * is incomplete; interim answers (100 Continue) are skipped. `closed`: the connection has ended, so
+ * a body without a length ends here.
  */
 export function parseResponse(bytes: Buffer, head: boolean, closed: boolean): FuzzResponse | undefined {
   const end = bytes.indexOf('\r\n\r\n');
@@ -81,6 +82,7 @@ export function parseResponse(bytes: Buffer, head: boolean, closed: boolean): Fu
   }
   const status = Number(m[1]);
   const rest = bytes.subarray(end + 4);
+  if (status >= 100 && status < 200 && status !== 101) return parseResponse(rest, head, closed);
   if (head || status === 204 || status === 304) return { status, headers, body: '' };
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const parts: Buffer[] = [];

@@ -3,6 +3,7 @@
  * 400 validation_failed problem naming the field, and changes nothing.
  */
 import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';
+import net from 'node:net';
 import { request } from 'undici';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
 
@@ -165,6 +166,108 @@ describe('headers', () => {
       expect(res.headers['x-request-id']).not.toBe(id);
       expect(String(res.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
     }
+  });
+});
+
+/**
+ * One HTTP/1.1 exchange on a raw socket: fetch and undici refuse to send Keep-Alive, Upgrade or
+ * Expect, and some clients do send them. Interim 1xx answers are skipped.
+ */
+function rawExchange(lines: string[], body: Buffer = Buffer.alloc(0)): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(stack.gateway);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let data = Buffer.alloc(0);
+    const finished = () => {
+      let rest = data;
+      for (;;) {
+        const end = rest.indexOf('\r\n\r\n');
+        if (end === -1) return undefined;
+        const head = rest.subarray(0, end).toString('latin1');
+        const status = Number(head.slice(9, 12));
+        if (status >= 100 && status < 200) {
+          rest = rest.subarray(end + 4);
+          continue;
+        }
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        const payload = rest.subarray(end + 4);
+        return payload.length >= length ? { status, text: payload.subarray(0, length).toString('utf8') } : undefined;
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const done = finished();
+      if (done) {
+        socket.destroy();
+        resolve(done);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('end', () => reject(new Error(`connection closed before a full answer: ${data.toString('latin1').slice(0, 200)}`)));
+    const head = [...lines, `host: ${hostname}:${port}`, `content-length: ${body.length}`, '', ''].join('\r\n');
+    socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  });
+}
+
+describe('connection-level headers a client may send', () => {
+  // Each answered 503 before the gateway dropped them on forwarding (undici refuses them).
+  const headers = ['Expect: 100-continue', 'Keep-Alive: timeout=5, max=100', 'Connection: keep-alive', 'Upgrade: h2c', 'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__', 'TE: trailers', 'Proxy-Connection: keep-alive'];
+
+  it.each(headers)('creates a deposit with %j', async (header) => {
+    const body = Buffer.from(JSON.stringify(deposit({})));
+    const res = await rawExchange(['POST /api/createDeposit HTTP/1.1', `serviceApiToken: ${m.apiToken}`, 'content-type: application/json', header], body);
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
+    expect(JSON.parse(res.text)).toMatchObject({ type: 'deposit', status: 'pending' });
+  });
+
+  it('closes the connection after its answer when the client asks with Connection: close, and says so', async () => {
+    const { hostname, port } = new URL(stack.gateway);
+    const socket = net.connect(Number(port), hostname);
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
+    const closed = new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      setTimeout(() => resolve(false), 3_000);
+    });
+    socket.write(`GET /api/getCallbackUrls HTTP/1.1\r\nhost: ${hostname}\r\nserviceApiToken: ${m.apiToken}\r\nconnection: close\r\n\r\n`);
+    expect(await closed).toBe(true);
+    socket.destroy();
+    const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toMatch(/^http\/1\.1 200 /);
+    expect(head).toContain('\r\nconnection: close');
+    expect(head).not.toContain('keep-alive');
+  });
+
+  it.each(headers)('reads the callback URLs with %j', async (header) => {
+    const res = await rawExchange(['GET /api/getCallbackUrls HTTP/1.1', `serviceApiToken: ${m.apiToken}`, header]);
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 });
+  });
+});
+
+describe('a JSON body that is not UTF-8', () => {
+  let fresh: Merchant;
+  beforeAll(() => {
+    fresh = stack.createMerchant('UTF-8 merchant');
+  });
+
+  it.each([
+    ['a stray byte', [0xff]],
+    ['an overlong "/"', [0xc0, 0xaf]],
+    ['a UTF-16 surrogate encoded as UTF-8', [0xed, 0xa0, 0x80]],
+    ['a sequence cut short', [0xe2, 0x82]],
+  ])('is refused with 400 when an orderId holds %s, and creates nothing', async (_label, bytes) => {
+    const body = Buffer.concat([Buffer.from('{"amount":"1.00","currency":"USD","orderId":"utf8-'), Buffer.from(bytes), Buffer.from('"}')]);
+    const res = await request(`${stack.gateway}/api/createDeposit`, {
+      method: 'POST',
+      headers: { serviceApiToken: fresh.apiToken, 'content-type': 'application/json' },
+      body,
+    });
+    const json = (await res.body.json()) as any;
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(json).toMatchObject({ code: 'validation_failed', detail: 'The body is not valid UTF-8.' });
+    const list = await api(stack, fresh.apiToken)('GET', '/ui/viewTransaction', undefined, { accept: 'application/json' });
+    expect(list.json.items).toEqual([]);
   });
 });
 
