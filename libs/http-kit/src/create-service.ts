@@ -14,6 +14,14 @@ import { genReqId } from './request-id';
 import { validatorCompiler } from './validation';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/**
+ * The longest a request may take to arrive, headers and body (Node's requestTimeout). Fastify sets
+ * it to 0, no limit: a client trickling a body byte by byte held its connection for good (seen
+ * still open after 100 s). 30 s is ample for 64 KiB; the headers alone get 20 s. Node checks its
+ * connections every second, not every 30 s, so a request ends within a second of its limit.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 20_000;
 const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface ServiceOptions {
@@ -24,6 +32,8 @@ export interface ServiceOptions {
   mapError?: (error: unknown) => ApiError | undefined;
   /** Proxy hops whose X-Forwarded-For is believed for request.ip (Fastify's trustProxy); 0 by default. */
   trustProxy?: number;
+  /** REQUEST_TIMEOUT_MS unless a test wants to wait less. */
+  requestTimeoutMs?: number;
 }
 
 export function createService(opts: ServiceOptions): FastifyInstance {
@@ -33,6 +43,11 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     // One line per request is written by the onResponse hook below instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? BODY_LIMIT_BYTES,
+    requestTimeout: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: 1_000,
+    },
     return503OnClosing: true,
     trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Type } from '@sinclair/typebox';
 import { createService, conflict } from '../src';
@@ -88,5 +90,48 @@ describe('the shared service shell', () => {
     expect(hung.statusCode).toBe(503);
     expect(tookMs).toBeGreaterThanOrEqual(1_900);
     expect(tookMs).toBeLessThan(3_000);
+  });
+
+  describe('a request that takes too long to arrive', () => {
+    const LIMIT_MS = 1_500;
+
+    /** Sends `start`, then one more byte of `drip` every 200 ms; resolves with what came back and when the socket closed. */
+    async function trickle(start: string, drip: string): Promise<{ answer: string; closedAfterMs: number }> {
+      const a = createService({ logger: pino({ level: 'silent' }), readiness: {}, requestTimeoutMs: LIMIT_MS });
+      a.post('/things', async () => ({ ok: true }));
+      await a.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const socket = net.connect((a.server.address() as AddressInfo).port, '127.0.0.1');
+        const started = Date.now();
+        let answer = '';
+        socket.setEncoding('latin1').on('data', (c: string) => (answer += c));
+        socket.on('error', () => undefined);
+        socket.write(start);
+        const timer = setInterval(() => socket.writable && socket.write(drip), 200);
+        const closedAfterMs = await new Promise<number>((resolve) => {
+          socket.on('close', () => resolve(Date.now() - started));
+          setTimeout(() => resolve(Infinity), LIMIT_MS + 5_000);
+        });
+        clearInterval(timer);
+        socket.destroy();
+        return { answer, closedAfterMs };
+      } finally {
+        await a.close();
+      }
+    }
+
+    it('is answered 408 problem+json and closed within a second of the limit when its body trickles in', async () => {
+      const { answer, closedAfterMs } = await trickle('POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"n":"', 'x');
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toContain('application/problem+json');
+      expect(closedAfterMs).toBeGreaterThanOrEqual(LIMIT_MS - 100);
+      expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
+    });
+
+    it('is answered 408 and closed when its headers trickle in', async () => {
+      const { answer, closedAfterMs } = await trickle('GET /healthz HTTP/1.1\r\nhost: x\r\n', 'x-a: b\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
+    });
   });
 });

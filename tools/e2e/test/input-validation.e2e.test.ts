@@ -238,6 +238,27 @@ describe('connection-level headers a client may send', () => {
     expect(head).not.toContain('keep-alive');
   });
 
+  it('answers a body that trickles in for over 30 s with 408 problem+json and closes the connection', async () => {
+    const { hostname, port } = new URL(stack.gateway);
+    const socket = net.connect(Number(port), hostname);
+    const started = Date.now();
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined);
+    socket.write(`POST /api/createDeposit HTTP/1.1\r\nhost: ${hostname}\r\nserviceApiToken: ${m.apiToken}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n{"amount":"1.00",`);
+    const drip = setInterval(() => socket.writable && socket.write(' '), 1_000);
+    const closedAfterMs = await new Promise<number>((resolve) => {
+      socket.on('close', () => resolve(Date.now() - started));
+      setTimeout(() => resolve(Infinity), 40_000);
+    });
+    clearInterval(drip);
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('application/problem+json');
+    expect(closedAfterMs).toBeGreaterThanOrEqual(29_000);
+    expect(closedAfterMs).toBeLessThan(33_000);
+  }, 45_000);
+
   it.each(headers)('reads the callback URLs with %j', async (header) => {
     const res = await rawExchange(['GET /api/getCallbackUrls HTTP/1.1', `serviceApiToken: ${m.apiToken}`, header]);
     expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 });
