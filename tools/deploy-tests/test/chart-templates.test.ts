@@ -119,6 +119,22 @@ describe('chart templates', () => {
     expect(templates.get('configmap.yaml')).toContain('METRICS_PORT: {{ .Values.metrics.port | quote }}');
   });
 
+  it("route only the public API, the viewer and the API documents through the Ingress, not the gateway's health and metrics", () => {
+    const hosts = valueAt(chartValues(), 'ingress.hosts') as { paths: { path: string; pathType: string }[] }[];
+    const routed = hosts.flatMap((h) => h.paths.map((p) => `${p.pathType} ${p.path}`));
+    expect(routed).toEqual(['Prefix /api', 'Prefix /ui', 'Prefix /docs', 'Exact /openapi.json']);
+    // Kubernetes Prefix matching is by whole path segments: /api matches /api/x, never /apix.
+    const reaches = (path: string) =>
+      hosts.some((h) =>
+        h.paths.some((p) => {
+          const prefix = p.path.replace(/\/$/, '');
+          return p.pathType === 'Exact' ? p.path === path : path === prefix || path.startsWith(`${prefix}/`);
+        }),
+      );
+    for (const internal of ['/metrics', '/healthz', '/readyz']) expect(reaches(internal)).toBe(false);
+    for (const published of ['/api/createDeposit', '/ui', '/ui/assets/app.js', '/docs', '/openapi.json']) expect(reaches(published)).toBe(true);
+  });
+
   it('let only the gateway and ui reach transactions-svc, and only the gateway reach ui', () => {
     expect(templates.get('networkpolicy.yaml')).toContain(
       '$callers := dict "apiGateway" (list) "transactionsSvc" (list "apiGateway" "ui") "callbackSvc" (list) "ui" (list "apiGateway")',
