@@ -12,7 +12,7 @@ class FailuresReporter {
     const lines = [];
     for (const file of results.testResults) {
       const where = path.relative(this.rootDir, file.testFilePath);
-      if (file.testExecError) lines.push(`FAILED ${where}: ${gist(file.testExecError.message)}`);
+      if (file.testExecError) lines.push(`FAILED ${where}: ${gist(file.testExecError.message || file.failureMessage || file.testExecError.stack)}`);
       for (const test of file.testResults) {
         if (test.status === 'failed') lines.push(`FAILED ${where} › ${test.fullName}: ${gist(test.failureMessages[0])}`);
       }

@@ -15,6 +15,7 @@
  */
 import { callbackBody, type CallbackEvent } from '@dw/contracts';
 import { ATTEMPT_HEADER, confirmedWithin, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
+import { inTransaction } from '@dw/postgres';
 import type { Pool } from 'pg';
 import { sweptDeliveries } from './delivery-metrics';
 import { markSeen } from './record-attempt';
@@ -85,16 +86,7 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
   const channel = await amqp.confirmChannel();
   const { messageCount } = await channel.checkQueue(names.deliverQueue);
   if (messageCount > 0) return 0;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // As in the outbox relay: the pool listens for errors only on idle sessions, and this one waits
-  // for confirms while checked out; unheard, a lost connection would be fatal to the process.
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('BEGIN');
+  const swept = await inTransaction(pool, async (client) => {
     const { rows } = await client.query<StaleRow>(CLAIM_STALE, [staleAfterMs, batchSize]);
     // Published back to back, then every confirm awaited together (one round trip, not one per row),
     // for a bounded time; the connection's close waits for them.
@@ -112,19 +104,11 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
     );
     await confirmedWithin(amqp.track(published), confirmTimeoutMs);
     if (rows.length > 0) await markSeen(client, rows.map((r) => r.event_id));
-    await client.query('COMMIT');
-    if (rows.length > 0) {
-      sweptDeliveries.inc(rows.length);
-      logger.warn({ count: rows.length, eventIds: rows.slice(0, 10).map((r) => r.event_id) }, 'published deliveries again that nothing had been seen of');
-    }
-    return rows.length;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => {
-      broken = e;
-    });
-    throw err;
-  } finally {
-    client.off('error', onError);
-    client.release(broken);
+    return rows;
+  });
+  if (swept.length > 0) {
+    sweptDeliveries.inc(swept.length);
+    logger.warn({ count: swept.length, eventIds: swept.slice(0, 10).map((r) => r.event_id) }, 'published deliveries again that nothing had been seen of');
   }
+  return swept.length;
 }

@@ -9,6 +9,7 @@
  * once, which callback-svc and merchants (dedupe on the event id) are built for.
  */
 import { confirmedWithin } from '@dw/messaging';
+import { inTransaction } from '@dw/postgres';
 import type { ConfirmChannel } from 'amqplib';
 import type pg from 'pg';
 import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';
@@ -31,32 +32,14 @@ export interface BatchOptions {
 
 /** Returns how many rows were published (fewer than batchSize: the table is drained for now). */
 export async function relayBatch(opts: BatchOptions): Promise<number> {
-  const client = await opts.pool.connect();
-  let broken: Error | undefined;
-  // The pool listens for errors only on idle sessions: one lost while we wait for confirms would
-  // otherwise be an unhandled 'error' event, fatal to the process. The next query reports it.
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('BEGIN');
+  return inTransaction(opts.pool, async (client) => {
     const { rows } = await client.query<OutboxRow>({ name: 'relay_claim', text: CLAIM, values: [opts.batchSize] });
     if (rows.length > 0) {
       await confirmedWithin(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
       await client.query({ name: 'relay_delete_sent', text: SENT, values: [rows.map((r) => r.id)] });
     }
-    await client.query('COMMIT');
     return rows.length;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => {
-      broken = e; // the session is unusable: let the pool discard it
-    });
-    throw err;
-  } finally {
-    client.off('error', onError);
-    client.release(broken);
-  }
+  });
 }
 
 // Published back to back on one channel, so the broker enqueues them in id order (and so in

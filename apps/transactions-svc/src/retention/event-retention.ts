@@ -11,6 +11,7 @@
  * before anything is deleted and their status read again, so a delivery that something started
  * again meanwhile (a redelivery) is left alone together with its event.
  */
+import { inTransaction } from '@dw/postgres';
 import type pg from 'pg';
 
 export interface RetentionBatch {
@@ -42,14 +43,9 @@ const LOCK_DELIVERIES = `
 
 /** Removes one batch of expired events; resolves with what it did. */
 export async function removeExpiredEvents(pool: pg.Pool, retentionDays: number, batchSize: number): Promise<RetentionBatch> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const expired = (await client.query<{ id: string }>(EXPIRED_EVENTS_SQL, [retentionDays, batchSize, UNDER_WAY])).rows.map((r) => r.id);
-    if (expired.length === 0) {
-      await client.query('COMMIT');
-      return { events: 0, attempts: 0, seen: 0 };
-    }
+    if (expired.length === 0) return { events: 0, attempts: 0, seen: 0 };
     // An event goes with its delivery only when that delivery is locked here and settled.
     const withDelivery = new Set((await client.query<{ event_id: string }>(DELIVERY_ROWS, [expired])).rows.map((r) => r.event_id));
     const locked = (await client.query<{ event_id: string; status: string }>(LOCK_DELIVERIES, [expired])).rows;
@@ -59,12 +55,6 @@ export async function removeExpiredEvents(pool: pg.Pool, retentionDays: number, 
     const attempts = await client.query('DELETE FROM callback_attempts WHERE event_id = ANY($1::text[])', [ids]);
     await client.query('DELETE FROM callback_deliveries WHERE event_id = ANY($1::text[])', [ids]);
     const events = await client.query('DELETE FROM transaction_events WHERE id = ANY($1::text[])', [ids]);
-    await client.query('COMMIT');
     return { events: events.rowCount ?? 0, attempts: attempts.rowCount ?? 0, seen: expired.length };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
