@@ -5,10 +5,11 @@
 import { isUtf8 } from 'node:buffer';
 import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration } from '@dw/telemetry';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
 import { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
+import { sendProblem } from './problem';
 import { registerProblemHandling } from './problem-handler';
 import { genReqId } from './request-id';
 import { validatorCompiler } from './validation';
@@ -36,6 +37,22 @@ export interface ServiceOptions {
   requestTimeoutMs?: number;
 }
 
+/**
+ * What Fastify's router refuses before any route or hook runs: a path that is not valid
+ * percent-encoding (`/api/x%ZZ`, FST_ERR_BAD_URL) or a path parameter over maxParamLength. Without
+ * this Fastify answers in its own JSON shape, no problem+json and no request id.
+ */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(HEADER_REQUEST_ID, request.id);
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    const detail = error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid percent-encoding.' : 'A path parameter is too long.';
+    sendProblem(request, reply, 400, 'validation_failed', detail, [{ path: 'path', message: detail }]);
+    return;
+  }
+  request.log.error({ err: error }, 'router error');
+  sendProblem(request, reply, 500, 'internal', 'An internal error occurred; it has been logged.');
+}
+
 export function createService(opts: ServiceOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger,
@@ -53,6 +70,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: problemClientErrorHandler,
+    frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.

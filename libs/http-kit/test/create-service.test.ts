@@ -76,6 +76,15 @@ describe('the shared service shell', () => {
     }
   });
 
+  it('answers a path that is not valid percent-encoding with a 400 problem carrying the request id', async () => {
+    for (const url of ['/things%ZZ', '/%E0%A4%A', '/things/%']) {
+      const res = await app().inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'The request path is not valid percent-encoding.', requestId: res.headers['x-request-id'] });
+    }
+  });
+
   it('reports readiness from its checks', async () => {
     expect((await app().inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     const down = await app(async () => Promise.reject(new Error('down'))).inject({ method: 'GET', url: '/readyz' });

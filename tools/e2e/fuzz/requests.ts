@@ -390,6 +390,12 @@ export function fuzzRequest(ctx: FuzzContext, index: number): FuzzRequest {
     }
   }
   if (rng.chance(0.03)) req.method = rng.pick(['PATCH', 'DELETE', 'OPTIONS', 'HEAD', req.method === 'GET' ? 'POST' : 'GET']);
+  // Broken percent-encoding in the path itself, which the router refuses before any route runs.
+  if (rng.chance(0.03)) {
+    const q = req.path.indexOf('?');
+    const [path, query] = q === -1 ? [req.path, ''] : [req.path.slice(0, q), req.path.slice(q)];
+    req.path = path + rng.pick(['%', '%ZZ', '%E0%A4%A', '%ED%A0%80', '/%', '%2']) + query;
+  }
   if (rng.chance(0.1)) {
     req.raw = rawRequest(rng, req);
     req.label += ' (raw HTTP)';

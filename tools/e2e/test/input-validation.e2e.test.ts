@@ -150,6 +150,21 @@ describe('PUT /api/updateCallbackUrlDeposit and /api/updateCallbackUrlWithdraw: 
   });
 });
 
+describe('a request path that is not valid percent-encoding', () => {
+  it.each(['/api/getCallbackUrls%ZZ', '/api/%E0%A4%A', '/ui/viewTransaction/%', '/ui/assets/%ED%A0%80'])(
+    '%s is a 400 problem+json with the request id, from the gateway and from each internal service',
+    async (path) => {
+      for (const base of [stack.gateway, stack.transactions, stack.env.UI_URL!]) {
+        const res = await request(`${base}${path}`, { headers: { serviceApiToken: m.apiToken } });
+        const json = (await res.body.json()) as any;
+        expect(res.statusCode).toBe(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(json).toMatchObject({ code: 'validation_failed', requestId: res.headers['x-request-id'] });
+      }
+    },
+  );
+});
+
 describe('headers', () => {
   it('answers a header section over 16 KiB with a 400 problem', async () => {
     const res = await api(stack, m.apiToken)('GET', '/api/getCallbackUrls', undefined, { 'x-request-id': 'a'.repeat(20_000) });
