@@ -137,15 +137,21 @@ describe('traceparent on callbacks (OpenTelemetry running)', () => {
 });
 
 describe('SIGTERM', () => {
+  /** Publishes a deposit to `slow`'s endpoint and sends SIGTERM once its request has arrived there. */
+  async function sigtermDuringSend(slow: Awaited<ReturnType<typeof slowEndpoint>>) {
+    const merchant = await insertMerchant(pool, { deposit: slow.url });
+    const event = await insertEvent(pool, merchant.id, 'deposit');
+    await publisher.publish(event);
+    await slow.arrived;
+    const signalledAt = Date.now();
+    child.kill('SIGTERM');
+    return { event, signalledAt };
+  }
+
   it('finishes the delivery in flight, records and acks it, then exits 0', async () => {
     const slow = await slowEndpoint(200);
     try {
-      const merchant = await insertMerchant(pool, { deposit: slow.url });
-      const event = await insertEvent(pool, merchant.id, 'deposit');
-      await publisher.publish(event);
-      await slow.arrived;
-      const signalledAt = Date.now();
-      child.kill('SIGTERM');
+      const { event, signalledAt } = await sigtermDuringSend(slow);
 
       expect(await exited).toBe(0);
       expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(REPLY_AFTER_MS - 200);
@@ -164,11 +170,7 @@ describe('SIGTERM', () => {
     await startReadyProcess();
     const slow = await slowEndpoint(500);
     try {
-      const merchant = await insertMerchant(pool, { deposit: slow.url });
-      const event = await insertEvent(pool, merchant.id, 'deposit');
-      await publisher.publish(event);
-      await slow.arrived;
-      child.kill('SIGTERM');
+      const { event } = await sigtermDuringSend(slow);
 
       expect(await exited).toBe(0);
       const delivery = await deliveryOf(pool, event.id);

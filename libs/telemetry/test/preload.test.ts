@@ -78,58 +78,49 @@ describe('preloaded with --require and no OTLP endpoint', () => {
 });
 
 describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  beforeEach(async () => {
+    collector = await startCollector();
+  });
+  afterEach(() => collector.close());
+
   it('exports the spans over OTLP/HTTP by the time shutdownTelemetry resolves, named by OTEL_SERVICE_NAME', async () => {
-    const collector = await startCollector();
-    try {
-      const run = await runFixtureApp(dir, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_SERVICE_NAME: 'svc-from-env',
-        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=env-from-attrs',
-      });
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      const exports = collector.received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
-      expect(exports.length).toBeGreaterThan(0);
-      const sent = exports.map((r) => r.body).join('\n');
-      expect(sent).toContain('fixture.client');
-      expect(sent).toContain(summaryOf(run).clientTraceId);
-      expect(sent).toContain('svc-from-env');
-      expect(sent).toContain('env-from-attrs');
-      expect(sent).toContain('/work');
-      expect(sent).not.toContain('/healthz');
-      // Exported, so recorded: the sampled flag says so downstream.
-      expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${summaryOf(run).clientTraceId}-[0-9a-f]{16}-01$`));
-    } finally {
-      await collector.close();
-    }
+    const run = await runFixtureApp(dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: 'svc-from-env',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=env-from-attrs',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const exports = collector.received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
+    expect(exports.length).toBeGreaterThan(0);
+    const sent = exports.map((r) => r.body).join('\n');
+    expect(sent).toContain('fixture.client');
+    expect(sent).toContain(summaryOf(run).clientTraceId);
+    expect(sent).toContain('svc-from-env');
+    expect(sent).toContain('env-from-attrs');
+    expect(sent).toContain('/work');
+    expect(sent).not.toContain('/healthz');
+    // Exported, so recorded: the sampled flag says so downstream.
+    expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${summaryOf(run).clientTraceId}-[0-9a-f]{16}-01$`));
   });
 
   it('samples as OTEL_TRACES_SAMPLER says: always_off exports nothing, yet ids still reach headers and logs', async () => {
-    const collector = await startCollector();
-    try {
-      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'always_off' });
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      expect(collector.received).toEqual([]);
-      const { clientTraceId } = summaryOf(run);
-      expect(clientTraceId).toMatch(/^[0-9a-f]{32}$/);
-      expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
-    } finally {
-      await collector.close();
-    }
+    const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'always_off' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(collector.received).toEqual([]);
+    const { clientTraceId } = summaryOf(run);
+    expect(clientTraceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
   });
 
   it('exports nothing and adds no trace ids when OTEL_SDK_DISABLED=true', async () => {
-    const collector = await startCollector();
-    try {
-      const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SDK_DISABLED: 'true' });
-      expect(run.code).toBe(0);
-      expect(collector.received).toEqual([]);
-      expect(summaryOf(run).clientTraceId).toBeUndefined();
-      expect(logLine(run, 'calling')).not.toHaveProperty('trace_id');
-    } finally {
-      await collector.close();
-    }
+    const run = await runFixtureApp(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SDK_DISABLED: 'true' });
+    expect(run.code).toBe(0);
+    expect(collector.received).toEqual([]);
+    expect(summaryOf(run).clientTraceId).toBeUndefined();
+    expect(logLine(run, 'calling')).not.toHaveProperty('trace_id');
   });
 });
 

@@ -5,6 +5,7 @@
 import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';
 import net from 'node:net';
 import { request } from 'undici';
+import { parseResponse, type FuzzResponse } from '../fuzz/send';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
 
 let stack: Stack;
@@ -185,43 +186,53 @@ describe('headers', () => {
 });
 
 /**
- * One HTTP/1.1 exchange on a raw socket: fetch and undici refuse to send Keep-Alive, Upgrade or
- * Expect, and some clients do send them. Interim 1xx answers are skipped.
+ * A raw socket to the gateway: fetch and undici refuse to send Keep-Alive, Upgrade or Expect, and
+ * some clients do send them. It writes `start` (then `drip` once a second, if given); `answer` is
+ * the first final response (the fuzz's parser, which skips 100 Continue), `closed` the time from
+ * opening to the server's close.
  */
-function rawExchange(lines: string[], body: Buffer = Buffer.alloc(0)): Promise<{ status: number; text: string }> {
+function rawConnection(start: string | Buffer, drip?: string) {
   const { hostname, port } = new URL(stack.gateway);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname);
-    let data = Buffer.alloc(0);
-    const finished = () => {
-      let rest = data;
-      for (;;) {
-        const end = rest.indexOf('\r\n\r\n');
-        if (end === -1) return undefined;
-        const head = rest.subarray(0, end).toString('latin1');
-        const status = Number(head.slice(9, 12));
-        if (status >= 100 && status < 200) {
-          rest = rest.subarray(end + 4);
-          continue;
-        }
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-        const payload = rest.subarray(end + 4);
-        return payload.length >= length ? { status, text: payload.subarray(0, length).toString('utf8') } : undefined;
-      }
+  const socket = net.connect(Number(port), hostname);
+  const opened = Date.now();
+  let received = Buffer.alloc(0);
+  const answer = new Promise<FuzzResponse>((resolve, reject) => {
+    const check = (closed: boolean) => {
+      const parsed = parseResponse(received, false, closed);
+      if (parsed) resolve(parsed);
+      else if (closed) reject(new Error(`closed before a full answer: ${received.toString('latin1').slice(0, 200)}`));
     };
     socket.on('data', (chunk: Buffer) => {
-      data = Buffer.concat([data, chunk]);
-      const done = finished();
-      if (done) {
-        socket.destroy();
-        resolve(done);
-      }
+      received = Buffer.concat([received, chunk]);
+      check(false);
     });
-    socket.on('error', reject);
-    socket.on('end', () => reject(new Error(`connection closed before a full answer: ${data.toString('latin1').slice(0, 200)}`)));
-    const head = [...lines, `host: ${hostname}:${port}`, `content-length: ${body.length}`, '', ''].join('\r\n');
-    socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+    socket.on('close', () => check(true));
   });
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - opened)));
+  socket.on('error', () => undefined);
+  socket.write(start);
+  const dripping = drip === undefined ? undefined : setInterval(() => socket.writable && socket.write(drip), 1_000);
+  return {
+    answer,
+    /** Ms from opening to the server's close, or Infinity if it has not closed within `ms`. */
+    closedWithin: (ms: number) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), ms))]),
+    end() {
+      clearInterval(dripping);
+      socket.destroy();
+    },
+  };
+}
+
+/** One request with these lines (request line and headers; host and content-length are added). */
+async function rawExchange(lines: string[], body: Buffer = Buffer.alloc(0)): Promise<FuzzResponse> {
+  const { host } = new URL(stack.gateway);
+  const head = [...lines, `host: ${host}`, `content-length: ${body.length}`, '', ''].join('\r\n');
+  const connection = rawConnection(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  try {
+    return await connection.answer;
+  } finally {
+    connection.end();
+  }
 }
 
 describe('connection-level headers a client may send', () => {
@@ -231,52 +242,41 @@ describe('connection-level headers a client may send', () => {
   it.each(headers)('creates a deposit with %j', async (header) => {
     const body = Buffer.from(JSON.stringify(deposit({})));
     const res = await rawExchange(['POST /api/createDeposit HTTP/1.1', `serviceApiToken: ${m.apiToken}`, 'content-type: application/json', header], body);
-    expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
-    expect(JSON.parse(res.text)).toMatchObject({ type: 'deposit', status: 'pending' });
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 201 });
+    expect(JSON.parse(res.body)).toMatchObject({ type: 'deposit', status: 'pending' });
   });
 
   it('closes the connection after its answer when the client asks with Connection: close, and says so', async () => {
-    const { hostname, port } = new URL(stack.gateway);
-    const socket = net.connect(Number(port), hostname);
-    let answer = '';
-    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
-    const closed = new Promise<boolean>((resolve) => {
-      socket.on('close', () => resolve(true));
-      setTimeout(() => resolve(false), 3_000);
-    });
-    socket.write(`GET /api/getCallbackUrls HTTP/1.1\r\nhost: ${hostname}\r\nserviceApiToken: ${m.apiToken}\r\nconnection: close\r\n\r\n`);
-    expect(await closed).toBe(true);
-    socket.destroy();
-    const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
-    expect(head).toMatch(/^http\/1\.1 200 /);
-    expect(head).toContain('\r\nconnection: close');
-    expect(head).not.toContain('keep-alive');
+    const connection = rawConnection(`GET /api/getCallbackUrls HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${m.apiToken}\r\nconnection: close\r\n\r\n`);
+    try {
+      expect(await connection.closedWithin(3_000)).toBeLessThan(3_000);
+      const res = await connection.answer;
+      expect(res.status).toBe(200);
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['keep-alive']).toBeUndefined();
+    } finally {
+      connection.end();
+    }
   });
 
   it('answers a body that trickles in for over 30 s with 408 problem+json and closes the connection', async () => {
-    const { hostname, port } = new URL(stack.gateway);
-    const socket = net.connect(Number(port), hostname);
-    const started = Date.now();
-    let answer = '';
-    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', () => undefined);
-    socket.write(`POST /api/createDeposit HTTP/1.1\r\nhost: ${hostname}\r\nserviceApiToken: ${m.apiToken}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n{"amount":"1.00",`);
-    const drip = setInterval(() => socket.writable && socket.write(' '), 1_000);
-    const closedAfterMs = await new Promise<number>((resolve) => {
-      socket.on('close', () => resolve(Date.now() - started));
-      setTimeout(() => resolve(Infinity), 40_000);
-    });
-    clearInterval(drip);
-    socket.destroy();
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(answer).toContain('application/problem+json');
-    expect(closedAfterMs).toBeGreaterThanOrEqual(29_000);
-    expect(closedAfterMs).toBeLessThan(33_000);
+    const start = `POST /api/createDeposit HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${m.apiToken}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n{"amount":"1.00",`;
+    const connection = rawConnection(start, ' ');
+    try {
+      const closedAfterMs = await connection.closedWithin(40_000);
+      const res = await connection.answer;
+      expect(res.status).toBe(408);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(closedAfterMs).toBeGreaterThanOrEqual(29_000);
+      expect(closedAfterMs).toBeLessThan(33_000);
+    } finally {
+      connection.end();
+    }
   }, 45_000);
 
   it.each(headers)('reads the callback URLs with %j', async (header) => {
     const res = await rawExchange(['GET /api/getCallbackUrls HTTP/1.1', `serviceApiToken: ${m.apiToken}`, header]);
-    expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 });
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
   });
 });
 

@@ -10,6 +10,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { DEFAULT_AMQP_URL, loadCallbackConfig, serviceNodeOptions } from '@dw/config';
 import { callbackTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
+import { dropTestDatabase } from '@dw/testing';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -214,8 +215,11 @@ export async function startStack(label: string, overrides: Record<string, string
 async function dropDatabase(name: string) {
   const client = new pg.Client({ connectionString: PG_ADMIN });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
+  try {
+    await dropTestDatabase(client, name);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Deletes the queues and exchanges a stack declared (the topology's own list of them). */
