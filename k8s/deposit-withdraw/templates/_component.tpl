@@ -6,11 +6,13 @@ the same image and differ only in their folder, port, credentials and scaling. E
 
 {{/*
 Which credentials each component reads from the Secret (least privilege): INTERNAL_AUTH_SECRETS
-only where requests are signed or verified (gateway, transactions-svc, ui), REDIS_URL only in the gateway.
+only where requests are signed or verified (gateway, transactions-svc, ui), REDIS_URL only in the
+gateway and only when it is the user's own (redis.url); the in-release Redis has no password, so its
+address is a plain variable (dw.deployment) and an existingSecret need not hold it.
 */}}
 {{- define "dw.componentSecretKeys" -}}
 {{- $gateway := list "AMQP_URL" "INTERNAL_AUTH_SECRETS" }}
-{{- if .root.Values.redis.enabled }}{{- $gateway = append $gateway "REDIS_URL" }}{{- end }}
+{{- if and .root.Values.redis.enabled .root.Values.redis.url }}{{- $gateway = append $gateway "REDIS_URL" }}{{- end }}
 {{- $keys := dict "apiGateway" $gateway "transactionsSvc" (list "DATABASE_URL" "AMQP_URL" "ADMIN_TOKEN" "INTERNAL_AUTH_SECRETS") "callbackSvc" (list "DATABASE_URL" "AMQP_URL") "ui" (list "INTERNAL_AUTH_SECRETS") }}
 {{- toJson (get $keys .key) }}
 {{- end }}
@@ -39,6 +41,10 @@ spec:
         checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
         {{- if not $root.Values.secrets.existingSecret }}
         checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
+        {{- else }}
+        # The existing Secret as the cluster holds it at install/upgrade time (empty under helm
+        # template), so `helm upgrade` after editing it rolls the pods.
+        checksum/secret: {{ (lookup "v1" "Secret" $root.Release.Namespace $root.Values.secrets.existingSecret).data | toJson | sha256sum }}
         {{- end }}
         {{- if $root.Values.metrics.scrapeAnnotations }}
         prometheus.io/scrape: "true"
@@ -82,11 +88,18 @@ spec:
           envFrom:
             - configMapRef:
                 name: {{ include "dw.configMapName" $root }}
+            {{- with $root.Values.extraEnvFrom }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           env:
             - name: OTEL_SERVICE_NAME
               value: {{ $name | quote }}
             - name: NODE_OPTIONS
               value: {{ $root.Values.nodeOptions | quote }}
+            {{- if and (eq .key "apiGateway") $root.Values.redis.enabled (not $root.Values.redis.url) }}
+            - name: REDIS_URL
+              value: {{ include "dw.redisUrl" $root | quote }}
+            {{- end }}
             {{- range (include "dw.componentSecretKeys" . | fromJsonArray) }}
             - name: {{ . }}
               valueFrom:
@@ -190,7 +203,6 @@ spec:
     {{- with $c.autoscaling.extraMetrics }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
-{{- end }}
 {{- end }}
 {{- end }}
 

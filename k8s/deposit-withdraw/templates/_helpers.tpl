@@ -98,12 +98,17 @@ app.kubernetes.io/component: {{ include "dw.componentName" . }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 
-{{/* In-cluster base URL of a component's Service, e.g. for TRANSACTIONS_URL. */}}
+{{/* TRUST_PROXY_HOPS: as set, or 1 behind the chart's Ingress (the controller is one proxy), else 0. */}}
+{{- define "dw.trustProxyHops" -}}
+{{- if kindIs "invalid" .Values.config.trustProxyHops }}{{ ternary 1 0 .Values.ingress.enabled }}{{ else }}{{ .Values.config.trustProxyHops | int64 }}{{ end }}
+{{- end }}
+
 {{/* REDIS_URL: the given one, or the in-release Redis Service. */}}
 {{- define "dw.redisUrl" -}}
 {{- .Values.redis.url | default (printf "redis://%s-redis:6379" (include "dw.fullname" .)) }}
 {{- end }}
 
+{{/* In-cluster base URL of a component's Service, e.g. for TRANSACTIONS_URL. */}}
 {{- define "dw.componentUrl" -}}
 {{- $c := index .root.Values .key }}
 {{- printf "http://%s:%v" (include "dw.componentFullname" .) $c.service.port }}

@@ -59,6 +59,14 @@ describe('docker-compose.yml', () => {
     expect(service('rabbitmq')['healthcheck']).toBeDefined();
   });
 
+  it("gives each service longer to stop than its own shutdown budget, so Docker never kills one mid-shutdown", () => {
+    for (const app of Object.keys(APPS)) {
+      const budgetMs = loadGatewayConfig({ ...envOf(app), INTERNAL_AUTH_SECRETS: 'x'.repeat(32) }).shutdownTimeoutMs;
+      const grace = /^(\d+)s$/.exec(String(service(app)['stop_grace_period']));
+      expect(grace && Number(grace[1]) * 1000).toBeGreaterThan(budgetMs);
+    }
+  });
+
   it('migrates once, after PostgreSQL is healthy, before the services that use the database', () => {
     expect(service('migrate')['command']).toEqual(['node', '--enable-source-maps', 'dist/cli/migrate.js', 'deploy']);
     expect(service('migrate')['restart']).toBe('no');
