@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import pg from 'pg';
 import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type ReceivedCallback, type TcpProxy } from '@dw/testing';
-import { ADMIN_TOKEN, api, startStack, type Merchant, type Stack } from './support/stack';
+import { ADMIN_TOKEN, api, eventually, startStack, type Merchant, type Stack } from './support/stack';
 
 const DELAYS = [600, 1200, 1800, 2400, 3000];
 let stack: Stack;
@@ -44,15 +44,6 @@ const operator = (id: string, status: string) =>
   });
 const view = async (id: string) =>
   (await api(stack, merchant.apiToken)('GET', `/ui/viewTransaction?id=${id}`, undefined, { accept: 'application/json' })).json;
-
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('delivery', () => {
   it('POSTs deposit.pending then deposit.completed, signed per Standard Webhooks, with a growing sequence', async () => {

@@ -39,7 +39,8 @@ export interface Stack {
   gateway: string;
   transactions: string;
   logs: Record<ServiceName, string[]>;
-  cli(args: string[]): { status: number | null; stdout: string; stderr: string };
+  /** A CLI of transactions-svc (dist/cli/…) with the stack's environment plus `overrides`. */
+  cli(args: string[], overrides?: Record<string, string>): { status: number | null; stdout: string; stderr: string };
   createMerchant(name?: string): Merchant;
   start(name: ServiceName): Promise<void>;
   /**
@@ -76,6 +77,16 @@ export async function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/** Calls `fn` until `ok` holds for its value or `timeoutMs` has passed; returns the last value. */
+export async function eventually<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 export async function waitFor(url: string, status = 200, timeoutMs = 30_000): Promise<void> {
@@ -135,8 +146,8 @@ export async function startStack(label: string, overrides: Record<string, string
   };
   const logs = { 'api-gateway': [], 'transactions-svc': [], 'callback-svc': [], ui: [] } as Record<ServiceName, string[]>;
 
-  const cli = (args: string[]) => {
-    const res = spawnSync(process.execPath, args, { cwd: path.join(ROOT, 'apps/transactions-svc'), env, encoding: 'utf8' });
+  const cli = (args: string[], overrides: Record<string, string> = {}) => {
+    const res = spawnSync(process.execPath, args, { cwd: path.join(ROOT, 'apps/transactions-svc'), env: { ...env, ...overrides }, encoding: 'utf8' });
     return { status: res.status, stdout: res.stdout, stderr: res.stderr };
   };
   const migrated = cli(['dist/cli/migrate.js', 'deploy']);
@@ -212,7 +223,7 @@ export async function startStack(label: string, overrides: Record<string, string
   return stack;
 }
 
-async function dropDatabase(name: string) {
+export async function dropDatabase(name: string) {
   const client = new pg.Client({ connectionString: PG_ADMIN });
   await client.connect();
   try {
@@ -223,7 +234,7 @@ async function dropDatabase(name: string) {
 }
 
 /** Deletes the queues and exchanges a stack declared (the topology's own list of them). */
-async function deleteBrokerObjects(prefix: string, retryDelaysMs: number[]) {
+export async function deleteBrokerObjects(prefix: string, retryDelaysMs: number[]) {
   const topology = mergeTopologies(callbackTopology({ prefix, retryDelaysMs }), tokenTopology(prefix));
   const conn = await amqp.connect(AMQP_URL);
   try {
