@@ -1,5 +1,5 @@
 export { startTelemetry, shutdownTelemetry } from './start-telemetry';
 export { createLogger } from './logger';
 export { metricsRegistry, httpRequestDuration, renderMetrics } from './metrics';
-export { currentTraceparent, currentTraceId, injectTraceHeaders, contextFromHeaders, outsideTraces } from './trace-context';
+export { currentTraceparent, currentTraceId, injectTraceHeaders, contextFromHeaders, nameServerSpanByRoute, outsideTraces } from './trace-context';
 export { failSpan, SpanKind, withSpan, type Span, type WithSpanOptions } from './with-span';

@@ -1,4 +1,5 @@
 import { context, isSpanContextValid, propagation, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 
 /** The active span's context, when there is a real one (not the no-op/invalid span). */
 function activeSpanContext() {
@@ -62,4 +63,14 @@ export function contextFromHeaders(carrier: Record<string, unknown> | undefined)
  */
 export function outsideTraces<T>(fn: () => T): T {
   return context.with(ROOT_CONTEXT, fn);
+}
+
+/**
+ * Tells the HTTP server instrumentation which route the incoming request matched: it then records
+ * `http.route` and names the server span `POST /api/createDeposit` instead of `POST`, so Jaeger's
+ * operation list tells routes apart. A no-op outside an instrumented request.
+ */
+export function nameServerSpanByRoute(route: string): void {
+  const metadata = getRPCMetadata(context.active());
+  if (metadata?.type === RPCType.HTTP) metadata.route = route;
 }

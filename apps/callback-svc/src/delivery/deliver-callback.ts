@@ -10,7 +10,7 @@
  * The claim and the record are written for many messages at once (group commit).
  */
 import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type MessageHandler, type MessagingLogger, type MessagingNames } from '@dw/messaging';
-import { contextFromHeaders, withSpan } from '@dw/telemetry';
+import { contextFromHeaders, failSpan, SpanKind, withSpan, type Span } from '@dw/telemetry';
 import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
@@ -74,10 +74,24 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
     callbacksInFlight.inc();
     let durationMs: number | undefined;
     try {
+      // A consumer span in the event's trace (the relay's publish is its parent): an SRE finds a
+      // merchant's deliveries by merchant.id, and a delivery that gave up is marked as an error.
       durationMs = await withSpan(
         'callback deliver',
-        { parent: contextFromHeaders(message.properties.headers), attributes: { 'callback.event_id': msg.eventId, 'callback.attempt': msg.attempt } },
-        () => deliver(deps, steps, message, msg, admission.slot),
+        {
+          kind: SpanKind.CONSUMER,
+          parent: contextFromHeaders(message.properties.headers),
+          attributes: {
+            'messaging.system': 'rabbitmq',
+            'messaging.operation.type': 'process',
+            'messaging.destination.name': deps.names.deliverQueue,
+            'messaging.message.id': msg.eventId,
+            'merchant.id': merchant,
+            'callback.event_id': msg.eventId,
+            'callback.attempt': msg.attempt,
+          },
+        },
+        (span) => deliver(deps, steps, message, msg, admission.slot, span),
       );
     } finally {
       callbacksInFlight.dec();
@@ -87,7 +101,7 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
 }
 
 /** Returns the attempt's duration when one was made (it tells the merchant's share how slow it is). */
-async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, slot: Slot): Promise<number | undefined> {
+async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, slot: Slot, span: Span): Promise<number | undefined> {
   const { logger } = deps;
   const claim = await steps.claim({ eventId: msg.eventId, attempt: msg.attempt });
   switch (claim.kind) {
@@ -113,6 +127,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
   const target = claim.target;
   if (target.url === null) {
     await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status: 'skipped', trigger: target.trigger });
+    span.setAttribute('callback.delivery_status', 'skipped');
     callbackDeliveries.inc({ status: 'skipped' });
     logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return undefined;
@@ -127,7 +142,9 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
   }
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
-  await settle(deps, steps, message, msg, target, result);
+  const status = await settle(deps, steps, message, msg, target, result);
+  span.setAttribute('callback.delivery_status', status);
+  if (status === 'failed') failSpan(span, `no attempts left: delivery failed (${result.error ?? `HTTP ${result.statusCode}`})`);
   return result.durationMs;
 }
 
@@ -144,8 +161,15 @@ async function handBackAborted(deps: DeliveryDeps, msg: DeliveryMessage): Promis
   throw new HandBackError('shutting down');
 }
 
-/** Records the attempt, then schedules the next one or settles the delivery for good. */
-async function settle(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, target: DeliveryTarget, result: AttemptResult) {
+/** Records the attempt, then schedules the next one or settles the delivery for good; returns the delivery's status. */
+async function settle(
+  deps: DeliveryDeps,
+  steps: Steps,
+  message: ConsumeMessage,
+  msg: DeliveryMessage,
+  target: DeliveryTarget,
+  result: AttemptResult,
+): Promise<RecordedStatus> {
   // The schedule counts within the current series: a redelivery gets all six attempts again.
   const delayMs = result.outcome === 'succeeded' ? undefined : deps.plan.delayAfter(msg.attempt - target.seriesStart);
   const status: RecordedStatus = result.outcome === 'succeeded' ? 'succeeded' : delayMs === undefined ? 'failed' : 'retrying';
@@ -159,6 +183,7 @@ async function settle(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage,
   if (status === 'succeeded') deps.logger.debug?.(log, 'callback delivered');
   else if (status === 'retrying') deps.logger.warn({ ...log, retryInMs: delayMs }, 'callback attempt failed; retry scheduled');
   else deps.logger.error(log, 'callback attempt failed; no attempts left, delivery failed');
+  return status;
 }
 
 /**
