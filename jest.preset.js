@@ -13,8 +13,9 @@ module.exports = (projectDir) => ({
       { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
     ],
   },
-  // Fastify 5's `cookie` 2 is ESM-only.
-  transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  // ESM-only packages, transformed like our own code: Fastify 5's `cookie` 2, and
+  // `content-disposition` 3 (under @fastify/swagger-ui's @fastify/static).
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)'],
   // Prisma's generated client imports `./x.js`.
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',

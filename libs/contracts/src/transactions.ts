@@ -34,11 +34,15 @@ export const Transaction = Type.Object(
     id: Uuid,
     type: TransactionType,
     status: TransactionStatus,
-    amount: Type.String({ description: 'Exactly the decimal the transaction was created with' }),
+    amount: Type.String({
+      description: 'The decimal value it was created with, as PostgreSQL NUMERIC writes it: leading integer zeros dropped, fraction digits kept ("00.5" → "0.5", "100.50" stays "100.50")',
+    }),
     currency: Type.String(),
     orderId: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
-    metadata: Type.Record(Type.String(), Type.String()),
+    // Any key, as stored: TypeBox's default key pattern `^(.*)$` does not match a key holding a line
+    // separator (U+2028, printable), and the response serializer then dropped that key.
+    metadata: Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String()),
     destination: Type.Union([Type.String(), Type.Null()], { description: 'Withdraws only; null on deposits' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

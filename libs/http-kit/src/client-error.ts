@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
+import type { FieldError } from './errors';
 import { problemBody } from './problem';
 
-interface Refusal {
+export interface Refusal {
   status: number;
   reason: string;
   code: ProblemCode;
@@ -33,20 +34,29 @@ function refusalFor(err: NodeJS.ErrnoException): Refusal {
   };
 }
 
+/** A whole HTTP/1.1 response carrying a problem, for code that answers on the socket itself; it closes the connection. */
+export function rawProblemResponse(
+  refusal: Pick<Refusal, 'status' | 'reason' | 'code' | 'detail'>,
+  requestId: string,
+  errors?: FieldError[],
+  headers: Record<string, string> = {},
+): string {
+  const body = JSON.stringify(problemBody(requestId, refusal.status, refusal.code, refusal.detail, errors));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return (
+    `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${HEADER_REQUEST_ID}: ${requestId}\r\n` +
+    extra +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
 export function problemClientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const refusal = refusalFor(err);
-  const requestId = randomUUID();
-  const body = JSON.stringify(problemBody(requestId, refusal.status, refusal.code, refusal.detail, [{ path: refusal.path, message: refusal.detail }]));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
-        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${HEADER_REQUEST_ID}: ${requestId}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  }
+  if (socket.writable) socket.write(rawProblemResponse(refusal, randomUUID(), [{ path: refusal.path, message: refusal.detail }]));
   socket.destroy();
 }

@@ -2,16 +2,18 @@
  * The Fastify instance every service starts from: logger, request ids, strict validation,
  * problem+json errors, HTTP metrics and health routes. Each app's app.ts adds its own routes.
  */
-import { isUtf8 } from 'node:buffer';
 import { HEADER_REQUEST_ID } from '@dw/contracts';
-import { httpRequestDuration } from '@dw/telemetry';
+import { httpRequestDuration, nameServerSpanByRoute } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
+import { answerConnect } from './connect';
 import { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
+import { useStrictJsonParser } from './json-body';
 import { sendProblem } from './problem';
 import { registerProblemHandling } from './problem-handler';
 import { genReqId } from './request-id';
+import { closeUnusedConnectionsOnClose } from './unused-connections';
 import { validatorCompiler } from './validation';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -73,24 +75,13 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
-  // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.
-  app.removeContentTypeParser('text/plain');
-  // JSON is UTF-8 (RFC 8259 §8.1). Fastify's parser decodes the bytes as UTF-8 with replacement, so
-  // "a\xff" and "a\xfe" would both arrive as "a\ufffd": one orderId for two different requests
-  // (the second a replay of the first) and a stored value that is not what was sent. Refuse instead.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    if (!isUtf8(body as Buffer)) {
-      const detail = 'The body is not valid UTF-8.';
-      return done(new ApiError(400, 'validation_failed', detail, [{ path: '/', message: detail }]), undefined);
-    }
-    parseJson(request, (body as Buffer).toString('utf8'), done);
-  });
+  useStrictJsonParser(app);
   registerProblemHandling(app, opts.mapError);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HEADER_REQUEST_ID, request.id);
+    // The server span is named by route (POST /api/createDeposit), not by method alone.
+    if (request.routeOptions.url !== undefined) nameServerSpanByRoute(request.routeOptions.url);
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -104,6 +95,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     );
   });
 
+  answerConnect(app);
+  closeUnusedConnectionsOnClose(app);
   registerHealthRoutes(app, opts.readiness);
   return app;
 }

@@ -1,7 +1,9 @@
 /**
- * Request validation with two Ajv instances: bodies are validated exactly as sent (no coercion, no
- * removal of unknown fields, so `"amount": 100` and `{"extra": 1}` are refused), while querystrings
- * and params are coerced from their string form (`limit=20`).
+ * Request validation with Ajv, never coercing and never removing unknown fields: bodies are
+ * validated exactly as sent (`"amount": 100` and `{"extra": 1}` are refused). Querystrings and
+ * params arrive as text, so an integer field is converted first, and only from plain decimal digits
+ * (`limit=20`): Ajv's own coercion follows JavaScript's Number(), which reads `0x10`, `1e2`, ` 5`
+ * and `5.0` as integers.
  */
 import { CONTRACT_FORMATS } from '@dw/contracts';
 import Ajv, { type ErrorObject } from 'ajv';
@@ -9,12 +11,12 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from './errors';
 
-function makeAjv(coerce: boolean): Ajv {
+function makeAjv(): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     verbose: true,
     strict: false,
-    coerceTypes: coerce,
+    coerceTypes: false,
     removeAdditional: false,
     useDefaults: true,
   });
@@ -24,12 +26,32 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-const bodyAjv = makeAjv(false);
-const paramAjv = makeAjv(true);
+const ajv = makeAjv();
+/** An integer as a query or path parameter: decimal digits, no sign, no leading zero, at most 15 of them (exact in a double). */
+const DECIMAL_INTEGER = /^(0|[1-9][0-9]{0,14})$/;
+
+/** The top-level fields of an object schema that are integers. */
+function integerFields(schema: { properties?: Record<string, { type?: unknown }> }): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, field]) => field.type === 'integer')
+    .map(([name]) => name);
+}
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : paramAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object);
+  const integers = httpPart === 'body' ? [] : integerFields(schema as object);
+  if (integers.length === 0) return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validateText = (data: Record<string, unknown>) => {
+    for (const name of integers) {
+      const value = data?.[name];
+      if (typeof value === 'string' && DECIMAL_INTEGER.test(value)) data[name] = Number(value);
+    }
+    const valid = validate(data);
+    validateText.errors = validate.errors;
+    return valid;
+  };
+  validateText.errors = null as typeof validate.errors;
+  return validateText as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 function describe(err: ErrorObject): string {

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Type } from '@sinclair/typebox';
 import { createService, conflict } from '../src';
@@ -68,12 +69,75 @@ describe('the shared service shell', () => {
     expect(ok.statusCode).toBe(200);
   });
 
-  it('still refuses __proto__ and constructor.prototype in a JSON body, and an empty one', async () => {
-    for (const payload of ['{"__proto__":{"n":"x"}}', '{"constructor":{"prototype":{"n":"x"}}}', '']) {
-      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+  it('refuses an empty JSON body with 400', async () => {
+    const res = await app().inject({ method: 'POST', url: '/things', payload: '', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('validation_failed');
+  });
+
+  describe('a JSON body holding a reserved key (__proto__, constructor.prototype)', () => {
+    it.each([
+      ['__proto__ in an object', '{"n":"x","metadata":{"__proto__":"y"}}', ['/metadata/__proto__']],
+      ['constructor.prototype', '{"n":"x","metadata":{"constructor":{"prototype":"y"}}}', ['/metadata/constructor/prototype']],
+      ['__proto__ at the top', '{"__proto__":{"n":"x"}}', ['/__proto__']],
+      ['__proto__ written with escapes', '{"n":"x","\\u005f_proto__":1}', ['/__proto__']],
+      ['__proto__ inside an array, and a key needing JSON Pointer escapes', '{"a/b~":[{"__proto__":1}],"constructor":{"prototype":1}}', ['/a~1b~0/0/__proto__', '/constructor/prototype']],
+    ])('is valid JSON refused as 400 validation_failed naming the key: %s', async (_name, payload, paths) => {
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json', 'x-request-id': 'proto-1' } });
       expect(res.statusCode).toBe(400);
-      expect(res.json().code).toBe('validation_failed');
-    }
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ code: 'validation_failed', requestId: 'proto-1', detail: expect.stringContaining('reserved key') });
+      const errors = res.json().errors as { path: string }[];
+      expect(errors).toHaveLength(paths.length);
+      expect(errors).toEqual(expect.arrayContaining(paths.map((path) => ({ path, message: 'is a reserved key' }))));
+    });
+
+    it('leaves a constructor key that holds no prototype to the schema', async () => {
+      const res = await app().inject({ method: 'POST', url: '/things', payload: '{"n":"x","constructor":"y"}', headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toEqual([{ path: '/constructor', message: 'is not an allowed field' }]);
+    });
+  });
+
+  describe('charset and content coding', () => {
+    const post = (headers: Record<string, string>, payload: string | Buffer = '{"n":"x"}') =>
+      app().inject({ method: 'POST', url: '/things', payload, headers: { 'x-request-id': 'media-1', ...headers } });
+    const expect415 = (res: Awaited<ReturnType<typeof post>>) => {
+      expect(res.statusCode).toBe(415);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ status: 415, code: 'unsupported_media_type', requestId: 'media-1' });
+    };
+
+    it.each(['application/json; charset=iso-8859-1', 'application/json; charset=utf-16', 'application/json;charset="UTF-16LE"', 'application/json; CHARSET=latin1', 'application/json; charset=us-ascii', 'application/json; charset=bogus', 'application/json; charset=utf-8; charset=latin1'])(
+      'answers 415 for %s',
+      async (contentType) => {
+        const res = await post({ 'content-type': contentType });
+        expect415(res);
+        expect(res.json().detail).toContain('UTF-8');
+      },
+    );
+
+    it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json; charset="utf-8"', 'Application/JSON;Charset=Utf-8', 'application/json;;;', 'application/json; foo="a;charset=latin1"'])(
+      'accepts %s',
+      async (contentType) => {
+        expect((await post({ 'content-type': contentType })).statusCode).toBe(200);
+      },
+    );
+
+    // Whether the body really is compressed (gzip) or not (the rest), the coding alone decides.
+    it.each(['gzip', 'gzip', 'br', 'deflate', 'GZIP', 'identity, gzip'].map((coding, i) => [coding, i === 0 ? gzipSync('{"n":"x"}') : '{"n":"x"}'] as const))(
+      'answers 415 for Content-Encoding: %s (case %#; case 0 really gzipped)',
+      async (coding, payload) => {
+        const res = await post({ 'content-type': 'application/json', 'content-encoding': coding }, payload);
+        expect415(res);
+        expect(res.json().detail).toContain('Content-Encoding');
+        expect(res.headers['accept-encoding']).toBe('identity');
+      },
+    );
+
+    it('accepts Content-Encoding: identity', async () => {
+      expect((await post({ 'content-type': 'application/json', 'content-encoding': 'Identity' })).statusCode).toBe(200);
+    });
   });
 
   it('answers a path that is not valid percent-encoding with a 400 problem carrying the request id', async () => {
@@ -99,6 +163,53 @@ describe('the shared service shell', () => {
     expect(hung.statusCode).toBe(503);
     expect(tookMs).toBeGreaterThanOrEqual(1_900);
     expect(tookMs).toBeLessThan(3_000);
+  });
+
+  describe('a CONNECT request', () => {
+    /** Writes `head` on a real socket; resolves with everything the server sent before it closed. */
+    async function exchange(head: string): Promise<string> {
+      const a = app();
+      await a.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const socket = net.connect((a.server.address() as AddressInfo).port, '127.0.0.1');
+        let answer = '';
+        socket.setEncoding('latin1').on('data', (c: string) => (answer += c));
+        socket.on('error', () => undefined);
+        socket.write(head);
+        let timer: NodeJS.Timeout | undefined;
+        const closed = await new Promise<boolean>((resolve) => {
+          socket.on('close', () => resolve(true));
+          timer = setTimeout(() => resolve(false), 3_000);
+        });
+        clearTimeout(timer);
+        socket.destroy();
+        expect({ closed, answer }).toMatchObject({ closed: true });
+        return answer;
+      } finally {
+        await a.close();
+      }
+    }
+
+    it.each([
+      ['to a path', 'CONNECT /things HTTP/1.1\r\nhost: x\r\nx-request-id: conn-1\r\n\r\n', 'conn-1'],
+      ['to an authority, with a body-like tail', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n', undefined],
+    ])('%s is answered 405 problem+json with the request id, then closed', async (_name, head, sentId) => {
+      const answer = await exchange(head);
+      const [headText, body] = answer.split('\r\n\r\n');
+      expect(headText).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+      const headers = Object.fromEntries(headText!.split('\r\n').slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      expect(headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(headers.connection).toBe('close');
+      expect(Number(headers['content-length'])).toBe(Buffer.byteLength(body!, 'latin1'));
+      const requestId = headers['x-request-id'];
+      expect(requestId).toEqual(sentId ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
+      expect(JSON.parse(body!)).toMatchObject({ status: 405, code: 'not_found', requestId, detail: expect.stringContaining('CONNECT') });
+    });
+
+    it('names in Allow the methods the path does answer', async () => {
+      const answer = await exchange('CONNECT /things HTTP/1.1\r\nhost: x\r\n\r\n');
+      expect(answer).toMatch(/\r\nAllow: POST\r\n/);
+    });
   });
 
   describe('a request that takes too long to arrive', () => {

@@ -4,6 +4,7 @@
  */
 import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';
 import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { parseResponse, type FuzzResponse } from '../fuzz/send';
 import { api, startStack, type Merchant, type Stack } from './support/stack';
@@ -103,6 +104,14 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
     ['limit 101', 'limit=101', 'querystring:/limit'],
     ['limit 1.5', 'limit=1.5', 'querystring:/limit'],
     ['a huge limit', 'limit=99999999999999999999', 'querystring:/limit'],
+    // Integers only as plain decimal digits: not as JavaScript's Number() would read them.
+    ['a hexadecimal limit', 'limit=0x10', 'querystring:/limit'],
+    ['an exponent limit', 'limit=1e1', 'querystring:/limit'],
+    ['a limit with a space', 'limit=%205', 'querystring:/limit'],
+    ['a limit with a plus sign', 'limit=%2B5', 'querystring:/limit'],
+    ['a limit with a leading zero', 'limit=05', 'querystring:/limit'],
+    ['a limit written 5.0', 'limit=5.0', 'querystring:/limit'],
+    ['an empty limit', 'limit=', 'querystring:/limit'],
     ['a NUL in orderId', 'orderId=%00', 'querystring:/orderId'],
   ])('%s is a 400 naming the parameter', async (_name, query, path) => {
     expectValidationFailed(await view(query), path);
@@ -313,5 +322,95 @@ describe('GET /openapi.json', () => {
     for (const pattern of [PRINTABLE_PATTERN, PRINTABLE_OR_EMPTY_PATTERN, UUID_PATTERN, '^[A-Za-z0-9_-]+$']) {
       expect(text).toContain(JSON.stringify(pattern));
     }
+  });
+});
+
+/** Whether a transaction with this orderId exists for `m`, as the merchant's viewer lists it. */
+async function created(orderId: string): Promise<boolean> {
+  const res = await api(stack, m.apiToken)('GET', `/ui/viewTransaction?orderId=${encodeURIComponent(orderId)}`, undefined, { accept: 'application/json' });
+  expect(res.status).toBe(200);
+  return res.json.items.length > 0;
+}
+
+describe('CONNECT', () => {
+  it.each([
+    ['to a path', 'CONNECT /api/createDeposit HTTP/1.1', 'connect-e2e-1'],
+    ['to an authority', 'CONNECT example.com:443 HTTP/1.1', undefined],
+  ])('%s is answered 405 problem+json with the request id, and the connection closes', async (_name, line, requestId) => {
+    const { host } = new URL(stack.gateway);
+    const head = [line, `host: ${host}`, `serviceApiToken: ${m.apiToken}`, ...(requestId ? [`x-request-id: ${requestId}`] : []), '', ''].join('\r\n');
+    const connection = rawConnection(head);
+    try {
+      const res = await connection.answer;
+      expect(await connection.closedWithin(3_000)).toBeLessThan(3_000);
+      expect(res.status).toBe(405);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['x-request-id']).toEqual(requestId ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
+      expect(JSON.parse(res.body)).toMatchObject({ status: 405, code: 'not_found', requestId: res.headers['x-request-id'] });
+    } finally {
+      connection.end();
+    }
+  });
+});
+
+describe('a JSON body holding a reserved key', () => {
+  it.each([
+    ['{"__proto__":"y"}', '/metadata/__proto__'],
+    ['{"constructor":{"prototype":"y"}}', '/metadata/constructor/prototype'],
+  ])('metadata %s is a 400 validation_failed naming the key, and creates nothing', async (metadata, path) => {
+    const id = orderId();
+    const res = await api(stack, m.apiToken)('POST', '/api/createDeposit', `{"amount":"1.00","currency":"USD","orderId":"${id}","metadata":${metadata}}`);
+    expectValidationFailed(res, path);
+    expect(res.json.detail).toContain('reserved key');
+    expect(res.json.errors).toEqual([{ path, message: 'is a reserved key' }]);
+    expect(await created(id)).toBe(false);
+  });
+});
+
+describe('a body in another charset or content coding', () => {
+  async function post(id: string, headers: Record<string, string>, body: Buffer) {
+    const res = await request(`${stack.gateway}/api/createDeposit`, {
+      method: 'POST',
+      headers: { serviceApiToken: m.apiToken, 'x-request-id': `media-${id}`, ...headers },
+      body,
+    });
+    return { status: res.statusCode, headers: res.headers, json: (await res.body.json()) as any };
+  }
+  const expect415 = (res: Awaited<ReturnType<typeof post>>, id: string) => {
+    expect(res.status).toBe(415);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json).toMatchObject({ status: 415, code: 'unsupported_media_type', requestId: `media-${id}` });
+  };
+
+  it.each(['application/json; charset=iso-8859-1', 'application/json; charset=UTF-16', 'application/json; charset="latin1"'])(
+    'content-type %s is a 415, and creates nothing',
+    async (contentType) => {
+      const id = orderId();
+      const body = contentType.includes('16') ? Buffer.from(`{"amount":"1.00","currency":"USD","orderId":"${id}"}`, 'utf16le') : Buffer.from(`{"amount":"1.00","currency":"USD","orderId":"${id}","description":"caf\u00e9"}`, 'latin1');
+      expect415(await post(id, { 'content-type': contentType }, body), id);
+      expect(await created(id)).toBe(false);
+    },
+  );
+
+  it.each([
+    ['gzip with a gzip body', 'gzip', true],
+    ['gzip with a plain body', 'gzip', false],
+    ['br', 'br', false],
+    ['deflate', 'deflate', false],
+  ])('Content-Encoding: %s is a 415, and creates nothing', async (_name, coding, compress) => {
+    const id = orderId();
+    const json = Buffer.from(JSON.stringify({ amount: '1.00', currency: 'USD', orderId: id }));
+    const res = await post(id, { 'content-type': 'application/json', 'content-encoding': coding }, compress ? gzipSync(json) : json);
+    expect415(res, id);
+    expect(res.headers['accept-encoding']).toBe('identity');
+    expect(await created(id)).toBe(false);
+  });
+
+  it('accepts charset=utf-8 and Content-Encoding: identity', async () => {
+    const id = orderId();
+    const json = Buffer.from(JSON.stringify({ amount: '1.00', currency: 'USD', orderId: id }));
+    const res = await post(id, { 'content-type': 'application/json; charset="UTF-8"', 'content-encoding': 'identity' }, json);
+    expect(res.status).toBe(201);
+    expect(await created(id)).toBe(true);
   });
 });

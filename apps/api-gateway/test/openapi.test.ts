@@ -1,0 +1,99 @@
+/**
+ * /openapi.json of the gateway as built for production (buildApp): what it declares must be what
+ * the service sends (CONTRACT 6 and 7). No request reaches an upstream: the document is the
+ * gateway's own, so the upstreams point at a port nothing listens on.
+ */
+import { InternalAuth } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { MemoryRateLimiter } from '../src/auth/rate-limiter';
+import { TokenResolver } from '../src/auth/token-resolver';
+import { upstream } from '../src/upstreams';
+
+type Json = Record<string, any>;
+
+let app: FastifyInstance;
+let doc: Json;
+beforeAll(async () => {
+  app = await buildApp({
+    logger: pino({ level: 'silent' }),
+    resolver: new TokenResolver(async () => undefined, 30_000),
+    limiter: new MemoryRateLimiter(10),
+    badTokenLimitPerMinute: 60,
+    internalAuth: new InternalAuth(['openapi-test-secret']),
+    transactions: upstream('http://127.0.0.1:9', 1_000),
+    ui: upstream('http://127.0.0.1:9', 1_000),
+  });
+  const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  doc = res.json();
+});
+afterAll(async () => app?.close());
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+function operations(): [string, Json][] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m): [string, Json] => [`${m.toUpperCase()} ${path}`, item[m]]),
+  );
+}
+
+function responses(): [string, string, Json][] {
+  return operations().flatMap(([op, operation]) => Object.entries(operation.responses as Json).map(([status, r]): [string, string, Json] => [op, status, r]));
+}
+
+/** Follows a local $ref (`#/components/headers/x`). */
+function deref(value: Json): Json {
+  if (typeof value?.$ref !== 'string') return value;
+  const target = (value.$ref as string)
+    .slice(2)
+    .split('/')
+    .reduce((node: any, token) => node?.[token.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  expect({ ref: value.$ref, resolved: target !== undefined }).toEqual({ ref: value.$ref, resolved: true });
+  return target;
+}
+
+function headerOf(response: Json, name: string): Json | undefined {
+  const entry = Object.entries((deref(response).headers ?? {}) as Json).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  return entry && deref(entry[1]);
+}
+
+describe('GET /openapi.json', () => {
+  it('is an OpenAPI 3.1 document listing the merchant operations', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(operations().map(([op]) => op)).toEqual(expect.arrayContaining(['POST /api/createDeposit', 'POST /api/createWithdraw', 'GET /ui/viewTransaction']));
+  });
+
+  it('declares every error response (4XX, 5XX, 429) as application/problem+json, never application/json', () => {
+    const errors = responses().filter(([, status]) => /^[45]/.test(status));
+    expect(errors.length).toBeGreaterThan(0);
+    for (const [op, status, response] of errors) {
+      const content = deref(response).content as Json;
+      const types = Object.keys(content ?? {});
+      expect({ op, status, types }).toEqual({ op, status, types: expect.arrayContaining(['application/problem+json']) });
+      expect({ op, status, types }).toEqual({ op, status, types: expect.not.arrayContaining(['application/json']) });
+      expect(deref(content['application/problem+json'].schema)).toMatchObject({ required: expect.arrayContaining(['code', 'requestId']) });
+    }
+  });
+
+  it('declares 4XX, 5XX and 429 on every operation', () => {
+    for (const [op, operation] of operations()) {
+      expect({ op, statuses: Object.keys(operation.responses) }).toEqual({ op, statuses: expect.arrayContaining(['4XX', '5XX', '429']) });
+    }
+  });
+
+  it('declares x-request-id on every response, Retry-After on 429 and Idempotent-Replayed on the 200 of a create', () => {
+    for (const [op, status, response] of responses()) {
+      expect({ op, status, header: headerOf(response, 'x-request-id')?.schema }).toEqual({ op, status, header: { type: 'string' } });
+    }
+    for (const [op, operation] of operations()) {
+      expect({ op, retryAfter: headerOf(operation.responses['429'], 'retry-after')?.schema }).toEqual({ op, retryAfter: expect.objectContaining({ type: 'integer' }) });
+    }
+    for (const op of ['/api/createDeposit', '/api/createWithdraw']) {
+      const responses = doc.paths[op].post.responses;
+      expect(headerOf(responses['200'], 'idempotent-replayed')?.schema).toEqual({ type: 'string', enum: ['true'] });
+      expect(headerOf(responses['201'], 'idempotent-replayed')).toBeUndefined();
+    }
+  });
+});

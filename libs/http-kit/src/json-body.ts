@@ -1,0 +1,101 @@
+/**
+ * The one parser of request bodies (application/json) every service uses. In order, it refuses:
+ *
+ * - any content coding (`Content-Encoding: gzip`, `br`…): 415. Nothing here decompresses, so a
+ *   gzip body failed as "not UTF-8" (400) and a plain body labelled gzip was taken as it was.
+ * - a charset other than UTF-8 (`charset=iso-8859-1`, `utf-16`…): 415. JSON is UTF-8 (RFC 8259
+ *   §8.1); decoding Latin-1 bytes as UTF-8 would store other text than the client meant.
+ * - bytes that are not UTF-8: 400. Fastify's parser decodes with replacement, so "a\xff" and
+ *   "a\xfe" would both arrive as "a\ufffd": one orderId for two different requests (the second a
+ *   replay of the first) and a stored value that is not what was sent.
+ * - a reserved key, `__proto__` or `constructor` holding `prototype`, anywhere: 400 naming each.
+ *   Such a body is valid JSON, but an object built from it can poison prototypes once copied or
+ *   merged, so it is refused as a rule of the input (it was a misleading "not valid JSON").
+ */
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, validationFailed, type FieldError } from './errors';
+
+/** A parameter of a media type (RFC 9110 §5.6.6), its value a quoted-string or anything up to the next `;`. */
+const PARAMETER = /;\s*([^;=\s]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
+/** The names of UTF-8 a client may give, compared case-insensitively. */
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
+
+export const RESERVED_KEY_MESSAGE = 'is a reserved key';
+
+function charsetsOf(contentType: string): string[] {
+  const charsets: string[] = [];
+  for (const [, name, value] of contentType.matchAll(PARAMETER)) {
+    if (name!.toLowerCase() !== 'charset') continue;
+    const v = value!.trim();
+    charsets.push(v.startsWith('"') ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v);
+  }
+  return charsets;
+}
+
+function unsupportedMediaType(detail: string, headers?: Record<string, string>): ApiError {
+  return new ApiError(415, 'unsupported_media_type', detail, undefined, headers);
+}
+
+/** Refuses a body whose bytes are not plain UTF-8 JSON, before anything reads them. */
+function checkEncoding(contentEncoding: string | undefined, contentType: string | undefined): ApiError | undefined {
+  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+  if (codings.some((c) => c !== 'identity')) {
+    // RFC 7694 §3: a 415 for a content coding says which codings are accepted.
+    return unsupportedMediaType('Send the body uncompressed: no Content-Encoding other than identity is accepted.', { 'accept-encoding': 'identity' });
+  }
+  if (charsetsOf(contentType ?? '').some((c) => !UTF8_CHARSETS.has(c.toLowerCase()))) {
+    return unsupportedMediaType('Send the body as application/json in UTF-8: no other charset is accepted.');
+  }
+  return undefined;
+}
+
+const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Every reserved key in a parsed body, as a JSON Pointer: `__proto__`, and `constructor` when it
+ * holds an object with a `prototype` key (secure-json-parse's two rules). Iterative: a 64 KiB body
+ * may nest 30,000 deep.
+ */
+export function reservedKeyPaths(body: unknown): string[] {
+  const found: string[] = [];
+  const pending: [unknown, string][] = [[body, '']];
+  while (pending.length > 0) {
+    const [node, path] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    const isArray = Array.isArray(node);
+    const entries: [string, unknown][] = isArray ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    for (const [key, value] of entries) {
+      const here = `${path}/${pointerToken(key)}`;
+      if (!isArray && key === '__proto__') found.push(here);
+      else if (!isArray && key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype')) {
+        found.push(`${here}/prototype`);
+      } else pending.push([value, here]);
+    }
+  }
+  return found;
+}
+
+/** Replaces Fastify's application/json parser (and its text/plain one) with the rules above. */
+export function useStrictJsonParser(app: FastifyInstance): void {
+  // Only JSON bodies are accepted; Fastify's default text/plain parser would turn 415s into 400s.
+  app.removeContentTypeParser('text/plain');
+  // Reserved keys are found below, so that the answer can name them.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const refused = checkEncoding(request.headers['content-encoding'], request.headers['content-type']);
+    if (refused) return done(refused, undefined);
+    if (!isUtf8(body as Buffer)) {
+      const detail = 'The body is not valid UTF-8.';
+      return done(validationFailed([{ path: '/', message: detail }], detail), undefined);
+    }
+    parseJson(request, (body as Buffer).toString('utf8'), (err, parsed) => {
+      if (err) return done(err, undefined);
+      const reserved = reservedKeyPaths(parsed);
+      if (reserved.length === 0) return done(null, parsed);
+      const errors: FieldError[] = reserved.map((path) => ({ path, message: RESERVED_KEY_MESSAGE }));
+      done(validationFailed(errors, 'The body holds a reserved key (__proto__, or constructor with prototype); rename it. See errors.'), undefined);
+    });
+  });
+}
