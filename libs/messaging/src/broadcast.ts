@@ -14,16 +14,42 @@ import { assertTopology, messagingNames, tokenTopology } from './topology';
 
 export const TOKEN_ROTATED_TYPE = 'merchant.token_rotated';
 
-/** One-shot, for the CLI: connect, assert the fanout, publish with confirm, close. */
-export async function publishTokenRotated(url: string, prefix: string, merchantId: string): Promise<void> {
+export interface TokenRotationPublisher {
+  /** Publishes one rotation and waits for the broker's confirm. */
+  publish(merchantId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * For the CLI: connects and declares the fanout up front, so that a rotation is attempted only
+ * once the broadcast that must follow it can be sent (an unreachable broker fails here, before
+ * anything changes).
+ */
+export async function openTokenRotationPublisher(url: string, prefix: string): Promise<TokenRotationPublisher> {
   const connection = await connect(url, { clientProperties: { connection_name: 'merchant-cli' } });
-  connection.on('error', () => undefined); // a failure surfaces through the awaited calls below
+  connection.on('error', () => undefined); // a failure surfaces through the awaited calls
+  const close = () => connection.close().catch(() => undefined);
   try {
     const channel = await connection.createConfirmChannel();
     await assertTopology(channel, tokenTopology(prefix));
-    await publishConfirmed(channel, messagingNames(prefix).tokenExchange, '', { merchantId }, { type: TOKEN_ROTATED_TYPE });
+    const exchange = messagingNames(prefix).tokenExchange;
+    return {
+      publish: (merchantId) => publishConfirmed(channel, exchange, '', { merchantId }, { type: TOKEN_ROTATED_TYPE }),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** One-shot: connect, declare the fanout, publish with confirm, close. */
+export async function publishTokenRotated(url: string, prefix: string, merchantId: string): Promise<void> {
+  const publisher = await openTokenRotationPublisher(url, prefix);
+  try {
+    await publisher.publish(merchantId);
   } finally {
-    await connection.close().catch(() => undefined);
+    await publisher.close();
   }
 }
 

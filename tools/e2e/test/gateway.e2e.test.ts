@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import pg from 'pg';
-import { ADMIN_TOKEN, api, startStack, type Merchant, type Stack } from './support/stack';
+import { ADMIN_TOKEN, api, freePort, startStack, type Merchant, type Stack } from './support/stack';
 
 let stack: Stack;
 let m1: Merchant;
@@ -67,6 +67,20 @@ describe('authentication (serviceApiToken)', () => {
     expect((await call(m.apiToken)).status).toBe(401);
     expect((await call(fresh.apiToken)).status).toBe(200);
   });
+
+  it('rotates nothing when RabbitMQ, through which the gateways hear of rotations, cannot be reached', async () => {
+    const m = stack.createMerchant('Rotating without a broker');
+    const call = (t: string) => api(stack, t)('GET', '/api/getCallbackUrls');
+    expect((await call(m.apiToken)).status).toBe(200); // now cached by the gateway
+    const closed = await freePort();
+    const rotated = stack.cli(['dist/cli/merchant.js', 'rotate-token', '--merchant', m.merchantId], { AMQP_URL: `amqp://guest:guest@127.0.0.1:${closed}` });
+    expect(rotated.status).toBe(1);
+    expect(rotated.stdout).toBe('');
+    expect(rotated.stderr).toContain(`RabbitMQ is not reachable at 127.0.0.1:${closed} (AMQP_URL)`);
+    expect(rotated.stderr).toContain('nothing was rotated');
+    await new Promise((r) => setTimeout(r, 1100)); // past the cache's own bound: the database still has the old token
+    expect((await call(m.apiToken)).status).toBe(200);
+  });
 });
 
 describe('creating transactions through the gateway', () => {
@@ -84,6 +98,19 @@ describe('creating transactions through the gateway', () => {
     const conflict = await call('POST', '/api/createDeposit', { ...body, amount: '100.51' });
     expect(conflict.status).toBe(409);
     expect(conflict.json.code).toBe('conflict');
+  });
+
+  it('returns every metadata key as stored, line and paragraph separators included, in the create, the list and the detail', async () => {
+    const call = api(stack, m1.apiToken);
+    const metadata = { 'a\u2028b': 'v1', 'c\u2029d': 'v2', '\u202eright-to-left': 'v3', ok: 'x' };
+    const created = await call('POST', '/api/createDeposit', { amount: '1', currency: 'USD', orderId: orderId(), metadata });
+    expect(created.status).toBe(201);
+    expect(created.json.metadata).toEqual(metadata);
+    const asJson = { accept: 'application/json' };
+    const detail = await call('GET', `/ui/viewTransaction?id=${created.json.id}`, undefined, asJson);
+    expect(detail.json.transaction.metadata).toEqual(metadata);
+    const list = await call('GET', `/ui/viewTransaction?orderId=${encodeURIComponent(created.json.orderId)}`, undefined, asJson);
+    expect(list.json.items[0].metadata).toEqual(metadata);
   });
 
   it('creates exactly one transaction for 20 simultaneous identical requests', async () => {

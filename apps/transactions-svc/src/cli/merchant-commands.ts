@@ -24,16 +24,23 @@ rotate-secret a new callback signing secret. apiToken is left out: only the toke
               carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked
               secret). Durations: 90s, 30m, 24h, 7d, or plain seconds.
 The token and secret are shown only here: store them now.
+rotate-token first connects to RabbitMQ (AMQP_URL, AMQP_PREFIX), through which it tells every
+gateway to forget the old token: when RabbitMQ cannot be reached nothing is rotated (exit 1).
 Reads DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/deposit_withdraw).
-Exit codes: 0 done, 1 failed (unknown merchant, database unreachable), 2 bad usage.
+Exit codes: 0 done, 1 failed (unknown merchant, database or RabbitMQ unreachable), 2 bad usage,
+3 the token was rotated and printed but the gateways were not told (the broker failed in between):
+the old token may keep working for up to TOKEN_CACHE_TTL_MS (30 s by default).
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAME = 200; // merchants.name is VARCHAR(200)
 
+/** The broadcast that makes every gateway forget a merchant's cached token. */
+export type TokenBroadcast = { publish(merchantId: string): Promise<void>; close(): Promise<void> };
+
 export type MerchantCliHooks = {
-  /** Called after a token rotation has committed, so caches of the old token can be dropped. */
-  notifyTokenRotated(merchantId: string): Promise<void>;
+  /** Opened before a token rotation, so that no rotation happens that the gateways cannot hear of. */
+  openTokenBroadcast(): Promise<TokenBroadcast>;
 };
 
 type Command = { run(db: pg.Pool): Promise<IssuedCredentials | null>; merchantId?: string; rotatesToken: boolean };
@@ -93,6 +100,7 @@ async function checkDatabase(url: string): Promise<void> {
 export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hooks: MerchantCliHooks): Promise<number> {
   const url = databaseUrlFrom(env);
   let db: pg.Pool | undefined;
+  let broadcast: TokenBroadcast | undefined;
   try {
     const command = parseCommand(argv);
     if (command === 'help') {
@@ -100,27 +108,43 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
       return 0;
     }
     await checkDatabase(url);
+    broadcast = command.rotatesToken ? await openBroadcast(hooks) : undefined;
     db = createPool(url, 1);
     const issued = await command.run(db);
     if (!issued) throw new CliFailure(`no merchant with id ${command.merchantId}`);
-    if (command.rotatesToken) await notify(hooks, issued.merchantId);
+    const told = broadcast ? await tellGateways(broadcast, issued.merchantId) : true;
     process.stdout.write(`${JSON.stringify(issued)}\n`);
-    return 0;
+    return told ? 0 : 3;
   } catch (error) {
     const failure = error instanceof TypeError && 'code' in error ? new UsageError(error.message) : error; // parseArgs
     return reportFailure('merchant', failure, url);
   } finally {
     await db?.end();
+    await broadcast?.close();
+  }
+}
+
+async function openBroadcast(hooks: MerchantCliHooks): Promise<TokenBroadcast> {
+  try {
+    return await hooks.openTokenBroadcast();
+  } catch (error) {
+    throw new CliFailure(`${describe(error)}: nothing was rotated, since the gateways could not be told to forget the old token`);
   }
 }
 
 // The rotation has committed and the new token is valid: a failed broadcast must not lose it, so
-// it is reported on stderr and the credentials are still printed.
-async function notify(hooks: MerchantCliHooks, merchantId: string): Promise<void> {
+// the credentials are still printed, and stderr and the exit code (3) say what it means.
+async function tellGateways(broadcast: TokenBroadcast, merchantId: string): Promise<boolean> {
   try {
-    await hooks.notifyTokenRotated(merchantId);
+    await broadcast.publish(merchantId);
+    return true;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`merchant: warning: the token was rotated but caches were not notified (${reason})\n`);
+    process.stderr.write(
+      `merchant: the token was rotated, but the gateways were not told (${describe(error)}): ` +
+        'the old token may keep working for up to TOKEN_CACHE_TTL_MS (30 s by default)\n',
+    );
+    return false;
   }
 }
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

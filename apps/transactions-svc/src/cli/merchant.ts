@@ -1,26 +1,32 @@
 // `npm run merchant:create -- --name "Acme Ltd"`, `merchant:rotate-token -- --merchant <id>`,
 // `merchant:rotate-secret -- --merchant <id>`: see MERCHANT_HELP for the output.
 import { parseEnv, transactionsSpec } from '@dw/config';
-import { publishTokenRotated } from '@dw/messaging';
-import { runMerchantCli } from './merchant-commands';
+import { openTokenRotationPublisher } from '@dw/messaging';
+import { type TokenBroadcast, runMerchantCli } from './merchant-commands';
 
 /**
- * HOOK POINT: runs after a token rotation has committed, before the new credentials are printed.
- * The gateway's token-cache invalidation broadcast plugs in here so the old token stops working
- * on every replica within a second. A failure is reported on stderr, never loses the new token.
+ * The gateways' token-cache invalidation: a RabbitMQ fanout every gateway replica listens to, so
+ * the old token stops working on each of them within a second. Opened before the rotation.
  */
-export async function notifyTokenRotated(merchantId: string): Promise<void> {
-  const config = loadRotationBroadcastConfig();
-  await publishTokenRotated(config.amqpUrl, config.amqpPrefix, merchantId);
+export async function openTokenBroadcast(): Promise<TokenBroadcast> {
+  const { amqpUrl, amqpPrefix } = parseEnv({ amqpUrl: transactionsSpec.amqpUrl, amqpPrefix: transactionsSpec.amqpPrefix });
+  return openTokenRotationPublisher(amqpUrl, amqpPrefix).catch((error: unknown) => {
+    throw new Error(`RabbitMQ is not reachable at ${brokerAddress(amqpUrl)} (AMQP_URL): ${error instanceof Error ? error.message : String(error)}`);
+  });
 }
 
-function loadRotationBroadcastConfig() {
-  const { amqpUrl, amqpPrefix } = parseEnv({ amqpUrl: transactionsSpec.amqpUrl, amqpPrefix: transactionsSpec.amqpPrefix });
-  return { amqpUrl, amqpPrefix };
+/** host:port of an AMQP URL, never its credentials. */
+function brokerAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || (u.protocol === 'amqps:' ? 5671 : 5672)}`;
+  } catch {
+    return 'an unparsable address';
+  }
 }
 
 if (require.main === module) {
-  void runMerchantCli(process.argv.slice(2), process.env, { notifyTokenRotated }).then((code) => {
+  void runMerchantCli(process.argv.slice(2), process.env, { openTokenBroadcast }).then((code) => {
     process.exitCode = code;
   });
 }

@@ -33,15 +33,17 @@ function restartSeries(statuses: Sql, traceparent: string | null, guard: Sql = s
              claimed_attempt = NULL, claimed_until = NULL, updated_at = now()
         FROM candidates c
        WHERE d.event_id = c.id AND d.status IN ${statuses} AND ${guard}
-      RETURNING d.event_id, d.attempt_count, d.status
+      RETURNING d.event_id, d.attempt_count, d.status, c.type, c.payload, c.merchant_id, c.created_at
     ),
+    -- From restarted alone: joining it back to candidates (two CTE scans) was a nested loop, 15 s
+    -- for 10,000 events.
     outboxed AS (
       INSERT INTO outbox (event_id, routing_key, payload, headers)
-      SELECT c.id, c.type, c.payload,
-             jsonb_build_object(${MERCHANT_HEADER}::text, c.merchant_id, ${ATTEMPT_HEADER}::text, r.attempt_count + 1)
+      SELECT r.event_id, r.type, r.payload,
+             jsonb_build_object(${MERCHANT_HEADER}::text, r.merchant_id, ${ATTEMPT_HEADER}::text, r.attempt_count + 1)
                || CASE WHEN ${traceparent}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', ${traceparent}::text) END
-        FROM restarted r JOIN candidates c ON c.id = r.event_id
-       ORDER BY c.created_at, c.id
+        FROM restarted r
+       ORDER BY r.created_at, r.event_id
       RETURNING id
     )`;
 }

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { API_TOKEN_PATTERN } from '@dw/contracts';
+import { DEFAULT_AMQP_URL } from '@dw/config';
+import { openTokenRotationPublisher } from '@dw/messaging';
 import pg from 'pg';
+import { runMerchantCli } from '../../src/cli/merchant-commands';
 import { hashApiToken } from '../../src/db/merchant-credentials';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { removeCliBuild, runCli } from './run-cli';
@@ -94,6 +97,40 @@ describe('merchant rotate-token', () => {
     expect(rotated.apiToken).not.toBe(issued.apiToken);
     expect(rotated.callbackSigningSecret).toBe(issued.callbackSigningSecret);
     expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(rotated.apiToken!));
+  });
+
+  it('rotates nothing, and says why, when RabbitMQ cannot be reached to tell the gateways', async () => {
+    const issued = await createMerchant();
+
+    const result = await runCli('merchant', ['rotate-token', '--merchant', issued.merchantId!], {
+      DATABASE_URL: db.url,
+      AMQP_URL: 'amqp://guest:pw-456@127.0.0.1:1',
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^merchant: RabbitMQ is not reachable at 127\.0\.0\.1:1 \(AMQP_URL\): .*nothing was rotated/);
+    expect(result.stderr).not.toContain('pw-456');
+    expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(issued.apiToken!));
+  });
+
+  it('still prints the new token, and exits 3, when the broker fails between the rotation and its broadcast', async () => {
+    const issued = await createMerchant();
+    const publisher = await openTokenRotationPublisher(DEFAULT_AMQP_URL, `merchant-cli-test-${process.pid}.`);
+    await publisher.close(); // the broker connection is gone by the time the rotation is published
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await runMerchantCli(['rotate-token', '--merchant', issued.merchantId!], { DATABASE_URL: db.url }, { openTokenBroadcast: async () => publisher });
+
+      expect(code).toBe(3);
+      const rotated = credentials(stdout.mock.calls.map(([chunk]) => String(chunk)).join(''));
+      expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(rotated.apiToken!));
+      expect(stderr.mock.calls.map(([chunk]) => String(chunk)).join('')).toMatch(/the token was rotated, but the gateways were not told .*up to TOKEN_CACHE_TTL_MS/);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
   });
 });
 
