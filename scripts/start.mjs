@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import amqp from 'amqplib';
 import pg from 'pg';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -37,6 +38,11 @@ const SERVICES = [
   { name: 'ui', port: env.UI_PORT ?? String(defaults.UI_PORT), host: internalHost },
   { name: 'api-gateway', port: env.GATEWAY_PORT ?? String(defaults.GATEWAY_PORT), host: env.HOST ?? '0.0.0.0' },
 ];
+// The gateway's and ui's upstreams follow the ports chosen above unless the environment names them
+// (the services' own defaults are the default ports, which another stack may hold).
+const dialHost = ['0.0.0.0', '::'].includes(internalHost) ? '127.0.0.1' : internalHost.includes(':') ? `[${internalHost}]` : internalHost;
+env.TRANSACTIONS_URL ??= `http://${dialHost}:${SERVICES[0].port}`;
+env.UI_URL ??= `http://${dialHost}:${SERVICES[2].port}`;
 
 function step(msg) {
   console.error(`[start] ${msg}`);
@@ -62,11 +68,29 @@ function reachable(url, defaultPort) {
   }).then((ok) => ({ ok, where: `${u.hostname}:${port}` }));
 }
 
+/** Codes of a connection that never reached a server (as opposed to one a server refused). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** One AMQP connection attempt: a port that accepts TCP may still not be RabbitMQ's, or refuse these credentials. */
+async function brokerProblem(url) {
+  const u = new URL(url);
+  const where = `${u.hostname}:${u.port || 5672}`;
+  try {
+    const connection = await amqp.connect(url, { timeout: 3000 });
+    connection.on('error', () => undefined);
+    await connection.close();
+    return undefined;
+  } catch (error) {
+    if (UNREACHABLE.has(error.code) || /timeout/i.test(error.message)) return `RabbitMQ is not reachable at ${where} (AMQP_URL)`;
+    return `RabbitMQ at ${where} (AMQP_URL) did not accept a connection: ${error.message.split('\n')[0] || error.code || 'no AMQP handshake'}`;
+  }
+}
+
 async function checkDependencies() {
-  const [db, mq] = await Promise.all([reachable(env.DATABASE_URL, 5432), reachable(env.AMQP_URL, 5672)]);
+  const [db, mq] = await Promise.all([reachable(env.DATABASE_URL, 5432), brokerProblem(env.AMQP_URL)]);
   const problems = [];
   if (!db.ok) problems.push(`PostgreSQL is not reachable at ${db.where} (DATABASE_URL)`);
-  if (!mq.ok) problems.push(`RabbitMQ is not reachable at ${mq.where} (AMQP_URL)`);
+  if (mq) problems.push(mq);
   if (problems.length) {
     for (const p of problems) console.error(`[start] ${p}`);
     process.exit(1);
@@ -86,16 +110,21 @@ async function demoMerchant() {
   return JSON.parse(out.trim());
 }
 
+/** Resolves with null once the service's /readyz answers 200, or with what it last said. */
 async function waitReady(port, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < deadline) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (res.status === 200) return true;
-    } catch {}
+      if (res.status === 200) return null;
+      last = `${res.status} ${(await res.text()).slice(0, 300)}`;
+    } catch (error) {
+      last = `no answer (${error.cause?.code ?? error.message})`;
+    }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return false;
+  return last;
 }
 
 function startService({ name, host }) {
@@ -186,9 +215,9 @@ for (const { name, child } of children) {
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
-const ready = await Promise.all(children.map((s) => waitReady(s.port)));
-if (ready.some((r) => !r)) {
-  step(`not ready in time: ${children.filter((_, i) => !ready[i]).map((s) => s.name).join(', ')}`);
+const notReady = await Promise.all(children.map((s) => waitReady(s.port)));
+if (notReady.some((why) => why !== null)) {
+  children.forEach((s, i) => notReady[i] !== null && step(`${s.name} not ready in time on :${s.port}; /readyz: ${notReady[i]}`));
   stopAll(1);
 } else {
   const gw = `http://127.0.0.1:${SERVICES[3].port}`;
