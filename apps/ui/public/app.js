@@ -10,6 +10,9 @@
 
 (function () {
   var TOKEN_KEY = 'dw.serviceApiToken';
+  // API tokens are visible ASCII. Anything else cannot be a header value (fetch throws a TypeError,
+  // which looked like "Could not reach the server") and cannot be a token: it is refused at once.
+  var TOKEN_FORMAT = /^[\x21-\x7e]+$/;
 
   var $ = function (id) {
     return document.getElementById(id);
@@ -63,7 +66,7 @@
         if (type.indexOf('text/html') === 0) {
           out.fragment = document.adoptNode(parser.parseFromString(text, 'text/html').body.firstElementChild || document.createElement('div'));
         } else {
-          try { out.message = JSON.parse(text).detail || null; } catch (e) { /* not JSON */ }
+          try { out.message = problemText(JSON.parse(text)); } catch (e) { /* not JSON */ }
         }
         return out;
       });
@@ -72,6 +75,20 @@
 
   var NETWORK_ERROR = 'Could not reach the server. Check your connection, then retry.';
   var BAD_TOKEN = 'The token is wrong (or was rotated). Paste a current API token.';
+  var INVALID_LINK = 'This link is invalid: it does not name a transaction. Open one from the list.';
+
+  /**
+   * A problem+json body as one sentence: its detail, then each offending field and why
+   * ("orderId: must be …"), so a 400 says which field to fix and not only "see errors".
+   * Paths arrive as "querystring:/orderId" or "/since": the field's name is what the merchant knows.
+   */
+  function problemText(problem) {
+    if (!problem || typeof problem !== 'object') return null;
+    var fields = (Array.isArray(problem.errors) ? problem.errors : []).map(function (e) {
+      return String(e.path || '').replace(/^\w*:/, '').replace(/^\//, '') + ': ' + e.message;
+    });
+    return [problem.detail].concat(fields).filter(Boolean).join(' ') || null;
+  }
 
   function failureMessage(res) {
     if (res.status === 429) return 'Too many requests. Wait ' + (res.retryAfter || 'a few') + ' seconds, then retry.';
@@ -263,8 +280,8 @@
     }).then(function (res) {
       if (res.status === 401) return signOut(BAD_TOKEN);
       if (res.status !== 200) {
-        return res.json().catch(function () { return {}; }).then(function (p) {
-          setStatus(box, 'error', failureMessage({ status: res.status, message: p.detail, retryAfter: res.headers.get('Retry-After') }), downloadCsv);
+        return res.json().catch(function () { return null; }).then(function (p) {
+          setStatus(box, 'error', failureMessage({ status: res.status, message: problemText(p), retryAfter: res.headers.get('Retry-After') }), downloadCsv);
         });
       }
       return res.blob().then(function (blob) {
@@ -305,12 +322,8 @@
     });
   }
 
-  /** A problem+json answer as one sentence: its detail, then what each offending field must be. */
   function problemMessage(res) {
-    var p = res.json || {};
-    var fields = (p.errors || []).map(function (e) { return String(e.path || '').replace(/^\//, '') + ' ' + e.message; });
-    var message = [p.detail].concat(fields).filter(Boolean).join(' ');
-    return failureMessage({ status: res.status, message: message || null, retryAfter: res.retryAfter });
+    return failureMessage({ status: res.status, message: problemText(res.json), retryAfter: res.retryAfter });
   }
 
   function actionStatus(box, text, isError) {
@@ -399,6 +412,19 @@
     $('token').focus();
   }
 
+  /** The id of a #tx=<id> link; null when its escapes are broken (#tx=%E0%A4%A), which decodeURIComponent throws on. */
+  function linkedId(encoded) {
+    try { return decodeURIComponent(encoded); } catch (e) { return null; }
+  }
+
+  /** A broken link replaces whatever transaction or message was shown, and a late answer is dropped. */
+  function showInvalidLink() {
+    startRequest();
+    $('detail-title').textContent = 'Transaction';
+    $('detail-body').replaceChildren();
+    setStatus($('detail-status'), 'error', INVALID_LINK);
+  }
+
   function route() {
     stopPolling();
     state.detailId = null;
@@ -406,7 +432,8 @@
     var match = /^#tx=(.+)$/.exec(location.hash);
     if (match) {
       show('detail-view');
-      return loadDetail(decodeURIComponent(match[1]));
+      var id = linkedId(match[1]);
+      return id === null ? showInvalidLink() : loadDetail(id);
     }
     show('list-view');
     if (!state.listLoaded) {
@@ -437,6 +464,7 @@
       event.preventDefault();
       var value = $('token').value.trim();
       if (!value) return;
+      if (!TOKEN_FORMAT.test(value)) return signOut(BAD_TOKEN);
       try { sessionStorage.setItem(TOKEN_KEY, value); } catch (e) { /* storage disabled */ }
       $('token').value = '';
       state.filters = readFilters();

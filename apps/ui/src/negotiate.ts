@@ -32,13 +32,25 @@ function score(ranges: Range[], mediaType: string): { q: number; order: number; 
   return best;
 }
 
+type Score = ReturnType<typeof score>;
+
+/**
+ * `named` (text/csv, matched by name) is ranked at least as high as `other`, whatever matched
+ * `other`: `*\/*` and `text/*` count with their q (`text/csv;q=0.9, *\/*` prefers JSON). At equal q a
+ * wildcard defers to the named type, and of two named types the one listed first wins.
+ */
+function outranks(named: Score, other: Score): boolean {
+  if (named.q !== other.q) return named.q > other.q;
+  return other.specificity < 2 || named.order < other.order;
+}
+
 export function negotiate(accept: string | undefined): Representation {
   if (!accept) return 'json';
   const ranges = parseAccept(accept);
   const csv = score(ranges, 'text/csv');
   if (csv.specificity === 2 && csv.q > 0) {
-    const others = [score(ranges, 'text/html'), score(ranges, 'application/json')].filter((s) => s.specificity === 2);
-    if (others.every((o) => csv.q > o.q || (csv.q === o.q && csv.order < o.order))) return 'csv';
+    const others = [score(ranges, 'text/html'), score(ranges, 'application/json')];
+    if (others.every((o) => outranks(csv, o))) return 'csv';
   }
   const html = score(ranges, 'text/html');
   const json = score(ranges, 'application/json');

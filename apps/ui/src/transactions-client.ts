@@ -3,6 +3,7 @@
  * answers come back as data, errors included (they are passed through to the merchant); only an
  * unreachable or nonsensical upstream becomes a 503.
  */
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import {
   type EndpointHealth,
@@ -27,8 +28,11 @@ export interface TransactionsClient {
   list(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<TransactionPage>>;
   get(scope: RequestScope, id: string): Promise<UpstreamResult<TransactionDetail>>;
   health(scope: RequestScope): Promise<UpstreamResult<EndpointHealth>>;
-  /** Every transaction matching the filters, streamed row by row (never held in memory). */
-  exportRows(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<AsyncIterable<ExportRow>>>;
+  /**
+   * Every transaction matching the filters, streamed row by row (never held in memory), as an
+   * object stream of ExportRow. Destroy it to give up early: that destroys the upstream body too.
+   */
+  exportRows(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<Readable>>;
   /** Readiness: resolves when transactions-svc's /healthz answers 200. */
   alive(): Promise<void>;
   close(): Promise<void>;
@@ -36,25 +40,65 @@ export interface TransactionsClient {
 
 /**
  * NDJSON lines as objects, read only as fast as they are consumed (backpressure reaches
- * transactions-svc), holding one chunk's partial line at most.
+ * transactions-svc), holding one chunk's partial line at most. A Transform, not an async
+ * generator: Duplex.from(generator) cannot be destroyed while the generator awaits its next
+ * chunk (its destroy waits for the generator), and so held the upstream connection of a merchant
+ * who left while transactions-svc was between chunks.
  */
-async function* ndjsonRows(body: AsyncIterable<Buffer>): AsyncGenerator<ExportRow> {
-  const utf8 = new StringDecoder('utf8'); // a character split across two chunks stays whole
-  let rest = '';
-  for await (const chunk of body) {
-    const lines = (rest + utf8.write(chunk)).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) if (line) yield JSON.parse(line) as ExportRow;
+class NdjsonRows extends Transform {
+  private readonly utf8 = new StringDecoder('utf8'); // a character split across two chunks stays whole
+  private rest = '';
+
+  constructor() {
+    super({ readableObjectMode: true });
   }
-  rest += utf8.end();
-  if (rest) yield JSON.parse(rest) as ExportRow;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const lines = (this.rest + this.utf8.write(chunk)).split('\n');
+    this.rest = lines.pop()!;
+    this.pushLines(lines, done);
+  }
+
+  override _flush(done: TransformCallback): void {
+    this.pushLines([this.rest + this.utf8.end()], done);
+  }
+
+  private pushLines(lines: string[], done: TransformCallback): void {
+    try {
+      for (const line of lines) if (line) this.push(JSON.parse(line) as ExportRow);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  }
+}
+
+/**
+ * The rows as a stream joined to the body by pipeline: destroying the rows (the merchant went
+ * away) destroys the body, which frees its pooled connection, even when no row was read yet.
+ */
+function ndjsonRows(body: Readable): Readable {
+  // Errors travel to the rows stream itself, where its reader sees them.
+  return pipeline(body, new NdjsonRows(), () => undefined);
 }
 
 const isProblem = (body: unknown): body is Problem =>
   typeof body === 'object' && body !== null && typeof (body as Problem).status === 'number' && 'code' in body;
 
+/**
+ * The export's longest silence between two chunks of its body. Not a total timeout: a large
+ * export streams for minutes. While the merchant reads slowly, undici pauses the body and this
+ * clock with it; it fires only when transactions-svc itself stalls, and frees the connection.
+ */
+export const EXPORT_IDLE_TIMEOUT_MS = 30_000;
+
 /** `auth` proves each request to transactions-svc, which acts for a merchant only on that proof. */
-export function transactionsClient(baseUrl: string, timeoutMs: number, auth: InternalAuth): TransactionsClient {
+export function transactionsClient(
+  baseUrl: string,
+  timeoutMs: number,
+  auth: InternalAuth,
+  exportIdleTimeoutMs = EXPORT_IDLE_TIMEOUT_MS,
+): TransactionsClient {
   const pool = new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
   // The proof covers this very request: method, path with query, merchant and request id.
@@ -98,9 +142,9 @@ export function transactionsClient(baseUrl: string, timeoutMs: number, auth: Int
     async exportRows(scope, filters) {
       let res: Awaited<ReturnType<Pool['request']>>;
       try {
-        // No body timeout: a large export streams for longer than one page takes.
         const path = `/api/transactions/export?${search(filters)}`;
-        res = await pool.request({ method: 'GET', path, headers: headers(scope, path, 'application/x-ndjson'), bodyTimeout: 0 });
+        const accept = 'application/x-ndjson';
+        res = await pool.request({ method: 'GET', path, headers: headers(scope, path, accept), bodyTimeout: exportIdleTimeoutMs });
       } catch {
         throw serviceUnavailable();
       }

@@ -9,7 +9,7 @@ describe('renderDetailPage', () => {
   it('lists metadata keys sorted, since their order carries no meaning', () => {
     const detail = { ...DETAIL, transaction: { ...DETAIL.transaction, metadata: { zeta: '1', alpha: '2', mid: '3' } } };
     const body = renderDetailPage(assets, detail);
-    const keys = [...body.matchAll(/<td data-label="Key" class="wrap">([^<]*)<\/td>/g)].map((m) => m[1]);
+    const keys = [...body.matchAll(/<td data-label="Key" class="wrap"><bdi>([^<]*)<\/bdi><\/td>/g)].map((m) => m[1]);
     expect(keys).toEqual(['alpha', 'mid', 'zeta']);
   });
 

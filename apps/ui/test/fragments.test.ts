@@ -44,7 +44,7 @@ describe('x-ui-fragment: the same templates as the no-script pages', () => {
 
   it('links each order ID to its transaction, for the script (data-tx) and without it (href)', async () => {
     const list = (await get('/ui/viewTransaction', true)).body;
-    expect(list).toContain(`<a href="/ui/viewTransaction?id=${DEPOSIT.id}" data-tx="${DEPOSIT.id}" title="Open transaction ${DEPOSIT.id}">${HOSTILE_ESCAPED}</a>`);
+    expect(list).toContain(`<a href="/ui/viewTransaction?id=${DEPOSIT.id}" data-tx="${DEPOSIT.id}" title="Open transaction ${DEPOSIT.id}"><bdi>${HOSTILE_ESCAPED}</bdi></a>`);
   });
 
   it('answers an error as a fragment with the problem’s facts', async () => {

@@ -22,7 +22,18 @@ describe('content negotiation', () => {
     ['application/json, text/csv', 'json'],
     ['text/html, text/csv;q=0.5', 'html'],
     ['text/csv;q=0, */*', 'json'],
+    // CSV only when text/csv is named and ranked at least as high as JSON and HTML, wildcards included.
+    ['text/csv; q=0.9, */*', 'json'],
+    ['text/csv;q=0.9, text/*', 'html'],
+    ['text/csv;q=0.5, application/*', 'json'],
+    ['text/csv, */*', 'csv'],
+    ['*/*, text/csv', 'csv'],
+    ['text/csv, */*;q=0.8', 'csv'],
+    ['text/csv;q=0.8, */*;q=0.8', 'csv'],
+    ['*/*;q=0.9, text/csv;q=0.9, application/json;q=0.9', 'csv'],
+    ['application/json;q=0.9, text/csv;q=0.9, */*;q=0.1', 'json'],
   ] as const)('Accept %p gives %s', (accept, expected) => {
     expect(negotiate(accept)).toBe(expected);
   });
 });
+

@@ -54,6 +54,19 @@ describe('GET /ui/viewTransaction as CSV', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
+  it('answers one transaction (id) asked for as CSV with 406 problem+json naming id: CSV is for lists', async () => {
+    const res = await csv(`?id=${EXPORT_ROWS[0]!.transaction.id}`);
+    expect(res.statusCode).toBe(406);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json()).toMatchObject({
+      status: 406,
+      code: 'validation_failed',
+      detail: 'CSV is for lists; drop id or ask for application/json.',
+      errors: [{ path: 'querystring:/id', message: expect.stringContaining('CSV is for lists') }],
+    });
+    expect(res.json().requestId).toBe(res.headers['x-request-id']);
+  });
+
   it('is chosen only when text/csv is asked for by name', async () => {
     const res = await csv('', { accept: 'text/*' });
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');

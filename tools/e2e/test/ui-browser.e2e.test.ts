@@ -535,6 +535,69 @@ describe('GET /ui/viewTransaction with Accept: text/html, JavaScript off', () =>
   });
 });
 
+describe('GET /ui: what the page says when something is off', () => {
+  it('a #tx= link with broken escapes says the link is invalid, replacing what was shown, and throws nothing', async () => {
+    const { context, page, log } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await page.getByRole('link', { name: featured.orderId }).click();
+    await page.locator('#detail-body dl').waitFor();
+
+    await page.evaluate(() => (location.hash = '#tx=%E0%A4%A'));
+    await page.locator('#detail-status.error').waitFor();
+    expect(await page.locator('#detail-status').innerText()).toMatch(/link is invalid/i);
+    expect(await page.locator('#detail-body').innerHTML()).toBe('');
+    expect(await page.locator('#detail-title').textContent()).toBe('Transaction');
+    expect(log.problems.filter((p) => p.startsWith('pageerror'))).toEqual([]);
+    await context.close();
+  });
+
+  it('a pasted token that is not visible ASCII is the wrong token, sent nowhere and not kept', async () => {
+    const { context, page } = await newPage();
+    const sent: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().includes('/ui/viewTransaction') || req.url().includes('/ui/endpointHealth')) sent.push(req.url());
+    });
+    await signIn(page, 'dwk_é😀');
+    await expectAlert(page, /token is wrong/i);
+    expect(await page.locator('#signin-error').innerText()).not.toMatch(/reach the server/i);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(sent).toEqual([]);
+    await context.close();
+  });
+
+  it('asks for no /favicon.ico and logs no error, on the interactive page and a no-script page', async () => {
+    const interactive = await newPage();
+    const noScript = await newPage({ javaScriptEnabled: false });
+    await noScript.context.setExtraHTTPHeaders({ serviceApiToken: m1.apiToken, accept: 'text/html' });
+    const asked: string[] = [];
+    for (const { page } of [interactive, noScript]) page.on('request', (req) => asked.push(new URL(req.url()).pathname));
+
+    await signIn(interactive.page, m1.apiToken);
+    await listSettled(interactive.page);
+    await noScript.page.goto(`${stack.gateway}/ui/viewTransaction`);
+    await interactive.page.waitForTimeout(500); // a favicon request follows the load
+    expect(asked).not.toContain('/favicon.ico');
+    expect([...interactive.log.problems, ...noScript.log.problems]).toEqual([]);
+    // Headless Chromium skips favicons; a headed browser asks unless a page names its icon itself.
+    for (const { page } of [interactive, noScript]) expect(await page.locator('head link[rel="icon"]').getAttribute('href')).toBe('data:,');
+    await interactive.context.close();
+    await noScript.context.close();
+  });
+
+  it('a filter the API refuses (400) says which field and why', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    // 129 characters: more than an orderId holds (the field's maxlength stops typing, not a script).
+    await applyFilters(page, () => page.evaluate(() => void ((document.getElementById('f-order') as HTMLInputElement).value = 'x'.repeat(129))));
+    const status = await page.locator('#list-status.error').innerText();
+    expect(status).toMatch(/orderId: must [^.]*128 characters/);
+    expect(status).toContain('(HTTP 400)');
+    await context.close();
+  });
+});
+
 describe('Content-Security-Policy', () => {
   it('a page that broke the policy would be caught: an injected inline script is refused and logged', async () => {
     const { context, page, log } = await newPage();

@@ -4,7 +4,7 @@
  * `escape_formulas` prefixes `'` to any cell starting with = + - @ tab or CR, so a hostile orderId
  * or description cannot run as a formula in a spreadsheet; amounts have no sign, so they stay exact.
  */
-import { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { ExportRow } from '@dw/contracts';
 import { stringify } from 'csv-stringify';
 
@@ -30,8 +30,16 @@ const CSV_COLUMNS: [string, (row: ExportRow) => string | null][] = [
   ['acknowledgedAt', (r) => r.acknowledgedAt],
 ];
 
-/** A byte stream of the CSV: the header line, then one line per row as the rows arrive. */
-export function transactionsCsv(rows: AsyncIterable<ExportRow>): Readable {
+/**
+ * A byte stream of the CSV: the header line, then one line per row as the rows arrive. One
+ * pipeline of plain streams from `rows` to the CSV, so destroying either end destroys the other:
+ * an upstream failure mid-stream ends the response abruptly (no final CRLF), never as a file that
+ * looks complete; and a client that goes away (Fastify destroys the CSV stream) destroys `rows`
+ * and so the upstream body. No async generator stage: a generator waiting for its next row cannot
+ * be stopped, so a merchant who left while the upstream was between chunks held a connection to
+ * transactions-svc (and the ui's shutdown) until that chunk came.
+ */
+export function transactionsCsv(rows: Readable): Readable {
   const csv = stringify({
     header: true,
     columns: CSV_COLUMNS.map(([name]) => name),
@@ -41,12 +49,12 @@ export function transactionsCsv(rows: AsyncIterable<ExportRow>): Readable {
     // lone CR (a test caught it), so any line-break character forces quotes.
     quoted_match: /[\r\n]/,
   });
-  const records = Readable.from(
-    (async function* () {
-      for await (const row of rows) yield CSV_COLUMNS.map(([, cell]) => cell(row) ?? '');
-    })(),
-  );
-  // An upstream failure mid-stream ends the response abruptly (no final CRLF), never as a file that looks complete.
-  records.on('error', (err) => csv.destroy(err));
-  return records.pipe(csv);
+  const records = new Transform({
+    objectMode: true,
+    transform(row: ExportRow, _encoding, done) {
+      done(null, CSV_COLUMNS.map(([, cell]) => cell(row) ?? ''));
+    },
+  });
+  // Errors reach Fastify through the CSV stream itself: the callback has nothing left to do.
+  return pipeline(rows, records, csv, () => undefined);
 }

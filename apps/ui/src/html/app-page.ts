@@ -1,7 +1,8 @@
 /**
  * The interactive page's shell: labelled, empty containers and the filter options. /ui/assets/app.js
  * fills them with fragments rendered by the same templates as the no-script pages (list-page,
- * detail-page, health-page), fetched with the merchant's token header.
+ * detail-page, health-page), fetched with the merchant's token header. Its empty data: icon is
+ * the layout's (layout.ts says why).
  */
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '@dw/contracts';
 import { assetHref, type Assets } from '../assets';
@@ -15,6 +16,7 @@ export function renderAppPage(assets: Assets): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Transactions · Deposit &amp; Withdraw</title>
 <link rel="stylesheet" href="${assetHref(assets, 'app.css')}">
 <script src="${assetHref(assets, 'app.js')}" defer></script>

@@ -4,7 +4,7 @@
  */
 import type { TransactionDetail } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { badge, money, timeCell, viewHref } from './format';
+import { badge, isolate, money, timeCell, viewHref } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -12,7 +12,7 @@ type EventView = TransactionDetail['events'][number];
 type Attempt = EventView['delivery']['attempts'][number];
 
 const TRACE_HINT = html`<span class="muted hint">Give this to support: it finds the request in Jaeger.</span>`;
-const orNone = (value: string | null): SafeHtml | string => (value === null ? html`<span class="muted">none</span>` : value);
+const orNone = (value: string | null): SafeHtml => (value === null ? html`<span class="muted">none</span>` : isolate(value));
 
 function fields(detail: TransactionDetail, now: number): SafeHtml {
   const tx = detail.transaction;
@@ -21,7 +21,7 @@ function fields(detail: TransactionDetail, now: number): SafeHtml {
 <dt>Type</dt><dd>${tx.type}</dd>
 <dt>Status</dt><dd>${badge(tx.status)}</dd>
 <dt>Amount</dt><dd>${money(tx.amount, tx.currency)}</dd>
-<dt>Order ID</dt><dd class="wrap">${tx.orderId}</dd>
+<dt>Order ID</dt><dd class="wrap">${isolate(tx.orderId)}</dd>
 <dt>Description</dt><dd class="wrap">${orNone(tx.description)}</dd>
 <dt>Destination</dt><dd class="wrap">${orNone(tx.destination)}</dd>
 <dt>Created</dt><dd>${timeCell(tx.createdAt, now)}</dd>
@@ -35,12 +35,12 @@ function metadata(meta: Record<string, string>): SafeHtml {
   const entries = Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return html`<p class="muted">No metadata.</p>`;
   return html`<table class="metadata"><thead><tr><th scope="col">Key</th><th scope="col">Value</th></tr></thead><tbody>
-${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${k}</td><td data-label="Value" class="wrap">${v}</td></tr>`)}
+${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${isolate(k)}</td><td data-label="Value" class="wrap">${isolate(v)}</td></tr>`)}
 </tbody></table>`;
 }
 
 function attemptRow(a: Attempt, now: number): SafeHtml {
-  const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${a.error ?? 'no reply'}</span>`;
+  const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${isolate(a.error ?? 'no reply')}</span>`;
   // A manual attempt belongs to a series the merchant started (redelivery or recovery).
   const manual = a.trigger === 'manual' ? html` <span class="tag" data-trigger="manual">manual</span>` : '';
   return html`<tr><td data-label="Attempt">${a.attempt}${manual}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;

@@ -10,6 +10,15 @@ export function badge(status: string): SafeHtml {
   return html`<span class="badge ${cls}">${status}</span>`;
 }
 
+/**
+ * Merchant-supplied text, bidi-isolated: a U+202E (right-to-left override) in an orderId, a
+ * description or a metadata value then stays inside its own element instead of reversing the
+ * page's text after it ("Clear filters" shown backwards). <bdi> needs no style and no script.
+ */
+export function isolate(text: string | number | null | undefined): SafeHtml {
+  return html`<bdi>${text}</bdi>`;
+}
+
 /** "2026-11-21 10:00:00 UTC", from the ISO timestamp as given. */
 export function absoluteTime(iso: string): string {
   const d = new Date(iso);

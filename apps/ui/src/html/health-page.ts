@@ -5,7 +5,7 @@
  */
 import { RECOVERY_MAX_AGE_DAYS, RECOVERY_MAX_EVENTS, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { timeCell } from './format';
+import { isolate, timeCell } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -20,14 +20,14 @@ function lastFailure(item: EndpointHealthItem, now: number): SafeHtml {
   const f = item.lastFailure;
   if (!f) return none;
   const what = f.statusCode !== null ? `HTTP ${f.statusCode}` : (f.error ?? 'no reply');
-  return html`${timeCell(f.at, now)} <span class="error-text wrap">${what}</span>`;
+  return html`${timeCell(f.at, now)} <span class="error-text wrap">${isolate(what)}</span>`;
 }
 
 function card(item: EndpointHealthItem, now: number): SafeHtml {
   const title = item.type === 'deposit' ? 'Deposit callbacks' : 'Withdraw callbacks';
   return html`<article class="endpoint" data-type="${item.type}">
 <h3>${title}</h3>
-<p class="wrap">${item.url ? html`<code>${item.url}</code>` : html`<span class="muted">No URL set: deliveries are skipped.</span>`}</p>
+<p class="wrap">${item.url ? html`<code>${isolate(item.url)}</code>` : html`<span class="muted">No URL set: deliveries are skipped.</span>`}</p>
 <dl class="fields health-fields">
 <dt>Deliveries</dt><dd data-field="deliveries">${item.deliveries}</dd>
 <dt>Success rate</dt><dd data-field="successRate">${rate(item)}</dd>

@@ -6,7 +6,7 @@
 import type { Transaction, TransactionPage } from '@dw/contracts';
 import type { Assets } from '../assets';
 import type { ListFilters } from '../transactions-client';
-import { badge, money, timeCell, viewHref } from './format';
+import { badge, isolate, money, timeCell, viewHref } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -18,7 +18,7 @@ function filterSummary(filters: ListFilters): SafeHtml {
   const active = Object.entries(FILTER_LABELS).filter(([key]) => filters[key] !== undefined);
   if (active.length === 0) return html`<p class="muted">All transactions, newest first.</p>`;
   return html`<p class="muted">Filtered by ${active.map(
-    ([key, label], i) => html`${i > 0 ? ', ' : ''}${label} <strong>${filters[key]}</strong>`,
+    ([key, label], i) => html`${i > 0 ? ', ' : ''}${label} <strong>${isolate(filters[key])}</strong>`,
   )}. <a href="${viewHref({ limit: filters.limit })}">Clear filters</a></p>`;
 }
 
@@ -29,7 +29,7 @@ function row(tx: Transaction, now: number): SafeHtml {
 <td data-label="Type">${tx.type}</td>
 <td data-label="Status">${badge(tx.status)}</td>
 <td data-label="Amount" class="num">${money(tx.amount, tx.currency)}</td>
-<td data-label="Order ID" class="wrap"><a href="${viewHref({ id: tx.id })}" data-tx="${tx.id}" title="Open transaction ${tx.id}">${tx.orderId}</a></td>
+<td data-label="Order ID" class="wrap"><a href="${viewHref({ id: tx.id })}" data-tx="${tx.id}" title="Open transaction ${tx.id}">${isolate(tx.orderId)}</a></td>
 </tr>`;
 }
 

@@ -14,10 +14,20 @@ import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 import { htmlProblems } from './html-problems';
-import { requireMerchant, type InternalAuth } from '@dw/http-kit';
+import { ApiError, requireMerchant, type InternalAuth } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
 const NO_STORE = 'no-store';
+
+/**
+ * The export is a list (every matching transaction); one transaction has no CSV of its own.
+ * 406 rather than JSON in place of the CSV asked for. §6 has no code of its own for 406: the
+ * offending part is the query's id, so it is named as a field, as validation_failed promises.
+ */
+const CSV_IS_FOR_LISTS = () =>
+  new ApiError(406, 'validation_failed', 'CSV is for lists; drop id or ask for application/json.', [
+    { path: 'querystring:/id', message: 'must be absent with Accept: text/csv (CSV is for lists)' },
+  ]);
 
 function passProblem(reply: FastifyReply, status: number, problem: Problem): FastifyReply {
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
@@ -39,6 +49,7 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       const { id, ...filters } = request.query;
 
       if (id !== undefined) {
+        if (as === 'csv') throw CSV_IS_FOR_LISTS();
         const result = await client.get(scope, id);
         if (!result.ok) return passProblem(reply, result.status, result.problem);
         if (as === 'html') {
