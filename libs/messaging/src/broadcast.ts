@@ -43,16 +43,6 @@ export async function openTokenRotationPublisher(url: string, prefix: string): P
   }
 }
 
-/** One-shot: connect, declare the fanout, publish with confirm, close. */
-export async function publishTokenRotated(url: string, prefix: string, merchantId: string): Promise<void> {
-  const publisher = await openTokenRotationPublisher(url, prefix);
-  try {
-    await publisher.publish(merchantId);
-  } finally {
-    await publisher.close();
-  }
-}
-
 export interface TokenSubscriptionOptions {
   /** Called on every (re)subscription: rotations may have been missed while disconnected. */
   onSubscribed?: () => void;

@@ -1,4 +1,4 @@
-import { AmqpConnection, messagingNames, publishTokenRotated, subscribeTokenRotations, tokenTopology } from '../src';
+import { AmqpConnection, messagingNames, openTokenRotationPublisher, subscribeTokenRotations, tokenTopology, type TokenRotationPublisher } from '../src';
 import { AMQP_URL, deleteAll, forceCloseConnection, openAdmin, recordingLogger, uniquePrefix, waitUntil } from './support';
 
 const prefix = uniquePrefix('broadcast');
@@ -21,7 +21,15 @@ function gateway(name: string) {
   return { conn, rotated, subscriptions: () => subscriptions };
 }
 
+/** The merchant CLI's publisher, opened once as the CLI does before it rotates. */
+let publisher: TokenRotationPublisher;
+
+beforeAll(async () => {
+  publisher = await openTokenRotationPublisher(AMQP_URL, prefix);
+});
+
 afterAll(async () => {
+  await publisher?.close();
   await Promise.all(managers.map((m) => m.close()));
   await deleteAll(tokenTopology(prefix));
 });
@@ -32,7 +40,7 @@ describe('token rotation broadcast', () => {
     const b = gateway('gw-b');
     await waitUntil('both subscribed', () => a.subscriptions() === 1 && b.subscriptions() === 1);
 
-    await publishTokenRotated(AMQP_URL, prefix, 'merchant-1');
+    await publisher.publish('merchant-1');
     await waitUntil('both heard it', () => a.rotated.length === 1 && b.rotated.length === 1);
     expect(a.rotated).toEqual(['merchant-1']);
     expect(b.rotated).toEqual(['merchant-1']);
@@ -44,12 +52,12 @@ describe('token rotation broadcast', () => {
     expect(await forceCloseConnection(`${prefix}gw-c`)).toBe(1);
     await waitUntil('subscribed again', () => c.subscriptions() === 2);
 
-    await publishTokenRotated(AMQP_URL, prefix, 'merchant-2');
+    await publisher.publish('merchant-2');
     await waitUntil('heard after the reconnect', () => c.rotated.includes('merchant-2'));
   });
 
   it('publishes to the prefixed fanout exchange (it exists after a publish)', async () => {
-    await publishTokenRotated(AMQP_URL, prefix, 'merchant-3');
+    await publisher.publish('merchant-3');
     const { connection, channel } = await openAdmin();
     await expect(channel.checkExchange(messagingNames(prefix).tokenExchange)).resolves.toBeDefined();
     await connection.close();

@@ -111,6 +111,8 @@ export async function createFigure(ctx: Ctx, stack: Stack, label: string): Promi
  * has published them all, start callback-svc, and time the first to the last arrival.
  */
 async function drainSide(ctx: Ctx, stack: Stack, tag: string, n: number) {
+  /** Each round's rate over all its arrivals, start-up included (for the note). */
+  const wholeRounds: number[] = [];
   const m = await merchantWithCallback(stack, `/ok/${tag}`);
   const client = gatewayClient(stack.gateway);
   let expected = 0;
@@ -135,7 +137,6 @@ async function drainSide(ctx: Ctx, stack: Stack, tag: string, n: number) {
     // baseline is warmed before its measured rounds.
     return { perSecond: rate(Math.floor(times.length / 2), times.length - 1), ok: times.length, other: 0, p50: Number.NaN, p99: Number.NaN };
   };
-  const wholeRounds: number[] = [];
   return { round, notes, wholeRounds, close: () => client.close() };
 }
 

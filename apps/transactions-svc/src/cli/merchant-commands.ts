@@ -2,6 +2,7 @@
 // stdout on success and nothing on stdout on failure.
 import { parseArgs } from 'node:util';
 import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
+import type { TokenRotationPublisher } from '@dw/messaging';
 import type pg from 'pg';
 import { connectClient } from '../db/ensure-database';
 import { databaseName } from '../db/database-url';
@@ -35,12 +36,9 @@ the old token may keep working for up to TOKEN_CACHE_TTL_MS (30 s by default).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAME = 200; // merchants.name is VARCHAR(200)
 
-/** The broadcast that makes every gateway forget a merchant's cached token. */
-export type TokenBroadcast = { publish(merchantId: string): Promise<void>; close(): Promise<void> };
-
 export type MerchantCliHooks = {
   /** Opened before a token rotation, so that no rotation happens that the gateways cannot hear of. */
-  openTokenBroadcast(): Promise<TokenBroadcast>;
+  openTokenBroadcast(): Promise<TokenRotationPublisher>;
 };
 
 type Command = { run(db: pg.Pool): Promise<IssuedCredentials | null>; merchantId?: string; rotatesToken: boolean };
@@ -100,7 +98,7 @@ async function checkDatabase(url: string): Promise<void> {
 export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hooks: MerchantCliHooks): Promise<number> {
   const url = databaseUrlFrom(env);
   let db: pg.Pool | undefined;
-  let broadcast: TokenBroadcast | undefined;
+  let broadcast: TokenRotationPublisher | undefined;
   try {
     const command = parseCommand(argv);
     if (command === 'help') {
@@ -124,7 +122,7 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
   }
 }
 
-async function openBroadcast(hooks: MerchantCliHooks): Promise<TokenBroadcast> {
+async function openBroadcast(hooks: MerchantCliHooks): Promise<TokenRotationPublisher> {
   try {
     return await hooks.openTokenBroadcast();
   } catch (error) {
@@ -134,7 +132,7 @@ async function openBroadcast(hooks: MerchantCliHooks): Promise<TokenBroadcast> {
 
 // The rotation has committed and the new token is valid: a failed broadcast must not lose it, so
 // the credentials are still printed, and stderr and the exit code (3) say what it means.
-async function tellGateways(broadcast: TokenBroadcast, merchantId: string): Promise<boolean> {
+async function tellGateways(broadcast: TokenRotationPublisher, merchantId: string): Promise<boolean> {
   try {
     await broadcast.publish(merchantId);
     return true;
