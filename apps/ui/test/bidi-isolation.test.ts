@@ -45,6 +45,11 @@ describe('merchant text is bidi-isolated on every server-rendered page', () => {
     expect(outsideIsolation(page)).not.toContain(RLO);
   });
 
+  it('one transaction: the tab title isolates the orderId, so the site name after it reads the right way', () => {
+    const page = renderDetailPage(assets, { ...DETAIL, transaction: hostile });
+    expect(page).toContain(`<title>Transaction \u2068${RLO}order-1\u2069 · Deposit &amp; Withdraw</title>`);
+  });
+
   it('endpoint health: the callback URL and the last error', () => {
     const [deposit, withdraw] = HEALTH.endpoints;
     const endpoint = { ...deposit!, url: reversing('https://merchant.test/cb'), lastFailure: { ...deposit!.lastFailure!, error: reversing('connect ECONNREFUSED') } };

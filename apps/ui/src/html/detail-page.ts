@@ -4,7 +4,7 @@
  */
 import type { TransactionDetail } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { badge, isolate, money, timeCell, viewHref } from './format';
+import { badge, isolate, isolatedText, money, timeCell, viewHref } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -100,7 +100,7 @@ ${timeline}
 }
 
 export function renderDetailPage(assets: Assets, detail: TransactionDetail, now = Date.now()): string {
-  return layout(assets, `Transaction ${detail.transaction.orderId}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
+  return layout(assets, `Transaction ${isolatedText(detail.transaction.orderId)}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
 <h1>Transaction</h1>
 ${detailFragment(detail, now)}`);
 }

@@ -19,6 +19,15 @@ export function isolate(text: string | number | null | undefined): SafeHtml {
   return html`<bdi>${text}</bdi>`;
 }
 
+/**
+ * Merchant-supplied text where no element can go (the <title>, where " · Deposit & Withdraw"
+ * follows it): wrapped in U+2068 FIRST STRONG ISOLATE … U+2069 POP DIRECTIONAL ISOLATE, the plain-text
+ * form of <bdi>, so a U+202E in an orderId does not turn the tab's title around.
+ */
+export function isolatedText(text: string): string {
+  return `\u2068${text}\u2069`;
+}
+
 /** "2026-11-21 10:00:00 UTC", from the ISO timestamp as given. */
 export function absoluteTime(iso: string): string {
   const d = new Date(iso);
