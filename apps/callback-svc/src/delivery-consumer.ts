@@ -14,6 +14,7 @@ export interface DeliveryConsumerDeps {
     CallbackConfig,
     | 'amqpPrefix'
     | 'prefetch'
+    | 'manualPrefetch'
     | 'callbackTimeoutMs'
     | 'retryDelaysMs'
     | 'allowPrivateHosts'
@@ -52,9 +53,11 @@ export function sweepAfterMs(config: Pick<CallbackConfig, 'sweepAfterMs' | 'retr
 }
 
 /**
- * Subscribes to the delivery queue (now and after every reconnect). The channel's prefetch bounds
- * the messages this process holds; each merchant's share (MerchantShares) bounds how many of them
- * are in flight for one merchant, so a merchant whose endpoint hangs cannot fill the prefetch.
+ * Subscribes to both lanes' queues (now and after every reconnect). Each channel's prefetch bounds
+ * the messages this process holds from its lane; each merchant's share (MerchantShares, one for
+ * both lanes) bounds how many of them are in flight for one merchant, so a merchant whose endpoint
+ * hangs cannot fill the prefetch. The manual lane (recoveries, redeliveries, sweeps) has a small
+ * prefetch of its own, so a burst a merchant starts at will never holds the automatic lane's.
  */
 export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsumerDeps): DeliveryConsumer {
   const names = messagingNames(config.amqpPrefix);
@@ -66,17 +69,17 @@ export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsum
     capacity: config.prefetch,
     horizonMs: Math.max(...THROTTLE_DELAYS_MS),
   });
-  const handler = createDeliveryHandler({
+  const handlerFor = createDeliveryHandler({
     pool,
     amqp,
-    names,
     sender,
     plan: retryPlan(config.retryDelaysMs),
     shares,
     claimLeaseMs: config.callbackTimeoutMs + CLAIM_MARGIN_MS,
     logger,
   });
-  amqp.consume(names.deliverQueue, handler, { prefetch: config.prefetch });
+  amqp.consume(names.deliverQueue, handlerFor(names.lane('automatic')), { prefetch: config.prefetch });
+  amqp.consume(names.manualQueue, handlerFor(names.lane('manual')), { prefetch: config.manualPrefetch });
   const sweeper = startSweeper({ pool, amqp, names, intervalMs: config.sweepIntervalMs, staleAfterMs: sweepAfterMs(config), logger });
   return {
     handBackWaiting: () => shares.close(),

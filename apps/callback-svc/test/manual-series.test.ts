@@ -39,7 +39,7 @@ describe('a manual series (redelivery)', () => {
     );
     const previous = h.receiver.respond;
     h.receiver.respond = (r, i) => (r.path === path ? 500 : previous(r, i));
-    await h.publisher.publish(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 7 });
+    await h.publisher.publishManual(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 7 });
 
     const got = await h.receiver.waitFor(6, (r) => r.path === path, 20_000);
     await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'failed', 15_000);
@@ -66,8 +66,46 @@ describe('a manual series (redelivery)', () => {
       `UPDATE callback_deliveries SET status = 'pending', attempt_count = 0, series_start = 0, trigger = 'manual' WHERE event_id = $1`,
       [event.id],
     );
-    await h.publisher.publish(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 1 });
+    await h.publisher.publishManual(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 1 });
     await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'succeeded');
     expect(await triggers(event.id)).toEqual([[1, 'manual']]);
   });
+});
+
+describe('the manual lane', () => {
+  it('delivers a manual series, and its retry, while the automatic lane is full of another merchant’s backlog', async () => {
+    const busyPath = '/automatic-hangs';
+    const path = '/manual-lane';
+    const busy = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}${busyPath}` });
+    const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}${path}` });
+    const previous = h.receiver.respond;
+    let calls = 0;
+    h.receiver.respond = (r, i) => (r.path === busyPath ? 'hang' : r.path === path ? (calls++ === 0 ? 503 : 200) : previous(r, i));
+    // 40 callbacks that each hang until the 500 ms timeout: not slow enough to be judged slow
+    // (CALLBACK_SLOW_AFTER_MS, 1 s), so they fill the automatic lane's prefetch (8) for 5 rounds.
+    for (let i = 0; i < 40; i++) {
+      const queued = await insertEvent(h.service.pool, busy.id, 'deposit');
+      await h.publisher.publish(queued, { 'x-dw-merchant': busy.id });
+    }
+    await h.receiver.waitFor(8, (r) => r.path === busyPath, 5000);
+
+    const event = await insertEvent(h.service.pool, merchant.id, 'deposit');
+    await h.service.pool.query(`UPDATE callback_deliveries SET trigger = 'manual' WHERE event_id = $1`, [event.id]);
+    const sentAt = Date.now();
+    await h.publisher.publishManual(event, { 'x-dw-merchant': merchant.id, 'x-attempt': 1 });
+
+    const got = await h.receiver.waitFor(2, (r) => r.path === path, 5000);
+    // Not behind the 32 hanging messages still queued (about 2 s of the automatic lane's time) …
+    expect(got[0]!.at - sentAt).toBeLessThan(400);
+    // … and its retry came back to the manual lane after its wait, not behind them either.
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+    expect(got[1]!.at - got[0]!.at).toBeLessThan(DELAYS[0]! + 400);
+    expect(h.receiver.received.filter((r) => r.path === busyPath).length).toBeLessThan(40);
+    await eventually(async () => (await deliveryOf(h.service.pool, event.id)).status === 'succeeded');
+    expect(await triggers(event.id)).toEqual([
+      [1, 'manual'],
+      [2, 'manual'],
+    ]);
+    h.receiver.respond = previous;
+  }, 30_000);
 });

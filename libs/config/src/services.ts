@@ -92,6 +92,8 @@ export const callbackSpec = {
   }),
   /** Messages this process holds at once: in flight, or waiting for their merchant's next slot. */
   prefetch: int('CALLBACK_PREFETCH', { default: 1000, min: 1, max: 5000 }),
+  /** The same for the manual lane (recoveries, redeliveries, sweeps): small, so a recovery never holds much. */
+  manualPrefetch: int('CALLBACK_MANUAL_PREFETCH', { default: 128, min: 1, max: 5000 }),
   /** A merchant's share: callbacks in flight at once per merchant and process (docs/callbacks.md). */
   merchantConcurrency: int('CALLBACK_MERCHANT_CONCURRENCY', { default: 64, min: 1, max: 1000 }),
   /** The share of a merchant whose endpoint is slow (attempts take longer than CALLBACK_SLOW_AFTER_MS). */

@@ -2,10 +2,19 @@
  * The RabbitMQ topology of the callback path, as data, in one place (rascal's habit): every
  * exchange, queue, argument and binding is listed here and asserted at connect by whoever uses it.
  *
- *   <p>tx.events (topic) ──'#'──▶ <p>callbacks.deliver ◀──'callbacks.deliver'── <p>callbacks.dlx (direct)
- *                                                                                       ▲ dead-lettered on TTL
+ *   <p>tx.events (topic) ──'*.*'──────▶ <p>callbacks.deliver ◀──'callbacks.deliver'── <p>callbacks.dlx (direct)
+ *                        ──'manual.#'──▶ <p>callbacks.manual  ◀──'callbacks.manual'───┘   ▲ dead-lettered on TTL
  *   callback-svc ──default exchange──▶ <p>callbacks.retry.5s | .10s | .20s | .40s | .80s (x-message-ttl each)
  *   callback-svc ──default exchange──▶ <p>callbacks.throttle.1s | .5s | .15s | .30s       (x-message-ttl each)
+ *   and the same waits for the manual lane: <p>callbacks.manual.retry.5s …, <p>callbacks.manual.throttle.1s …
+ *
+ * Two lanes. New events (routing key = the event type, `deposit.pending`) go to the automatic lane,
+ * callbacks.deliver. Series a merchant starts at will (recovery, redelivery: routing key
+ * `manual.<type>`) and deliveries the sweeper publishes again go to the manual lane,
+ * callbacks.manual, which callback-svc consumes with a small prefetch of its own: a recovery of
+ * 10,000 events never stands in front of anyone's new callbacks. Each lane has its own retry and
+ * throttle queues dead-lettering back to it, so a manual series stays in its lane for all its
+ * attempts.
  *
  * The throttle queues hold a message whose merchant has used its share of delivery capacity (its
  * endpoint is slow or hangs): the message waits there, not in a process and not in front of other
@@ -35,11 +44,33 @@
  */
 import type { Channel, Options } from 'amqplib';
 
+/** `automatic`: new events. `manual`: series a merchant started (recovery, redelivery) and sweeps. */
+export type Lane = 'automatic' | 'manual';
+export const LANES: readonly Lane[] = ['automatic', 'manual'];
+
+/** The queues of one delivery lane: where its messages are consumed and where they wait. */
+export interface LaneNames {
+  lane: Lane;
+  queue: string;
+  retryQueue(delayMs: number): string;
+  throttleQueue(delayMs: number): string;
+}
+
+/** The routing key prefix that sends an event to the manual lane: `manual.deposit.completed`. */
+export const MANUAL_ROUTING_PREFIX = 'manual.';
+/** Event types are two words (`deposit.pending`); the manual lane's keys are three. */
+const AUTOMATIC_ROUTING_PATTERN = '*.*';
+const MANUAL_ROUTING_PATTERN = `${MANUAL_ROUTING_PREFIX}#`;
+
 export interface MessagingNames {
   eventsExchange: string;
+  /** The automatic lane's queue and waits (`lane('automatic')`). */
   deliverQueue: string;
   retryQueue(delayMs: number): string;
   throttleQueue(delayMs: number): string;
+  /** The manual lane's queue. */
+  manualQueue: string;
+  lane(lane: Lane): LaneNames;
   parkedQueue: string;
   deadLetterExchange: string;
   tokenExchange: string;
@@ -47,14 +78,30 @@ export interface MessagingNames {
 
 /** Every name of the topology, under a prefix so environments and test files share a broker safely. */
 export function messagingNames(prefix: string): MessagingNames {
+  // The automatic lane keeps the names it had before there were lanes.
+  const lanes: Record<Lane, LaneNames> = {
+    automatic: laneNames('automatic', `${prefix}callbacks.deliver`, `${prefix}callbacks`),
+    manual: laneNames('manual', `${prefix}callbacks.manual`, `${prefix}callbacks.manual`),
+  };
   return {
     eventsExchange: `${prefix}tx.events`,
-    deliverQueue: `${prefix}callbacks.deliver`,
-    retryQueue: (delayMs) => `${prefix}callbacks.retry.${delayLabel(delayMs)}`,
-    throttleQueue: (delayMs) => `${prefix}callbacks.throttle.${delayLabel(delayMs)}`,
+    deliverQueue: lanes.automatic.queue,
+    retryQueue: lanes.automatic.retryQueue,
+    throttleQueue: lanes.automatic.throttleQueue,
+    manualQueue: lanes.manual.queue,
+    lane: (lane) => lanes[lane],
     parkedQueue: `${prefix}callbacks.parked`,
     deadLetterExchange: `${prefix}callbacks.dlx`,
     tokenExchange: `${prefix}merchant.tokens`,
+  };
+}
+
+function laneNames(lane: Lane, queue: string, waitsUnder: string): LaneNames {
+  return {
+    lane,
+    queue,
+    retryQueue: (delayMs) => `${waitsUnder}.retry.${delayLabel(delayMs)}`,
+    throttleQueue: (delayMs) => `${waitsUnder}.throttle.${delayLabel(delayMs)}`,
   };
 }
 
@@ -85,6 +132,8 @@ export interface Topology {
   exchanges: ExchangeSpec[];
   queues: QueueSpec[];
   bindings: BindingSpec[];
+  /** Bindings an earlier version declared and this one must not have: removed at assert, after the new ones exist. */
+  unbindings?: BindingSpec[];
 }
 
 const QUORUM = { 'x-queue-type': 'quorum' } as const;
@@ -112,7 +161,7 @@ export function callbackTopology({
   deliveryLimit?: number;
 }): Topology {
   const n = messagingNames(prefix);
-  const delayQueue = (name: string, delayMs: number): QueueSpec => ({
+  const delayQueue = (name: string, delayMs: number, backTo: string): QueueSpec => ({
     name,
     options: {
       durable: true,
@@ -121,43 +170,51 @@ export function callbackTopology({
         // One TTL per queue: RabbitMQ expires only at the head, so mixed TTLs would block each other.
         'x-message-ttl': delayMs,
         'x-dead-letter-exchange': n.deadLetterExchange,
-        'x-dead-letter-routing-key': n.deliverQueue,
+        'x-dead-letter-routing-key': backTo,
         'x-dead-letter-strategy': 'at-least-once',
         'x-overflow': 'reject-publish',
       },
     },
   });
-  const retryQueues = [...new Set(retryDelaysMs)].map((delayMs) => delayQueue(n.retryQueue(delayMs), delayMs));
-  const throttleQueues = THROTTLE_DELAYS_MS.map((delayMs) => delayQueue(n.throttleQueue(delayMs), delayMs));
+  const laneQueues = (lane: LaneNames): QueueSpec[] => [
+    {
+      name: lane.queue,
+      options: {
+        durable: true,
+        arguments: {
+          ...QUORUM,
+          'x-delivery-limit': deliveryLimit,
+          'x-dead-letter-exchange': n.deadLetterExchange,
+          'x-dead-letter-routing-key': n.parkedQueue,
+          'x-dead-letter-strategy': 'at-least-once',
+          'x-overflow': 'reject-publish',
+        },
+      },
+    },
+    ...[...new Set(retryDelaysMs)].map((delayMs) => delayQueue(lane.retryQueue(delayMs), delayMs, lane.queue)),
+    ...THROTTLE_DELAYS_MS.map((delayMs) => delayQueue(lane.throttleQueue(delayMs), delayMs, lane.queue)),
+  ];
+  const automatic = n.lane('automatic');
+  const manual = n.lane('manual');
   return {
     exchanges: [
       { name: n.eventsExchange, type: 'topic', options: { durable: true } },
       { name: n.deadLetterExchange, type: 'direct', options: { durable: true } },
     ],
     queues: [
-      {
-        name: n.deliverQueue,
-        options: {
-          durable: true,
-          arguments: {
-            ...QUORUM,
-            'x-delivery-limit': deliveryLimit,
-            'x-dead-letter-exchange': n.deadLetterExchange,
-            'x-dead-letter-routing-key': n.parkedQueue,
-            'x-dead-letter-strategy': 'at-least-once',
-            'x-overflow': 'reject-publish',
-          },
-        },
-      },
-      ...retryQueues,
-      ...throttleQueues,
+      ...laneQueues(automatic),
+      ...laneQueues(manual),
       { name: n.parkedQueue, options: { durable: true, arguments: { ...QUORUM, 'x-message-ttl': PARKED_TTL_MS } } },
     ],
     bindings: [
-      { queue: n.deliverQueue, exchange: n.eventsExchange, routingKey: '#' },
-      { queue: n.deliverQueue, exchange: n.deadLetterExchange, routingKey: n.deliverQueue },
+      { queue: automatic.queue, exchange: n.eventsExchange, routingKey: AUTOMATIC_ROUTING_PATTERN },
+      { queue: manual.queue, exchange: n.eventsExchange, routingKey: MANUAL_ROUTING_PATTERN },
+      { queue: automatic.queue, exchange: n.deadLetterExchange, routingKey: automatic.queue },
+      { queue: manual.queue, exchange: n.deadLetterExchange, routingKey: manual.queue },
       { queue: n.parkedQueue, exchange: n.deadLetterExchange, routingKey: n.parkedQueue },
     ],
+    // Before the manual lane, the delivery queue took every key ('#'): it would take manual.* too.
+    unbindings: [{ queue: automatic.queue, exchange: n.eventsExchange, routingKey: '#' }],
   };
 }
 
@@ -179,6 +236,8 @@ export async function assertTopology(channel: Channel, topology: Topology): Prom
   for (const e of topology.exchanges) await channel.assertExchange(e.name, e.type, e.options);
   for (const q of topology.queues) await channel.assertQueue(q.name, q.options);
   for (const b of topology.bindings) await channel.bindQueue(b.queue, b.exchange, b.routingKey);
+  // Unbinding what does not exist is a no-op for RabbitMQ, so this is idempotent too.
+  for (const b of topology.unbindings ?? []) await channel.unbindQueue(b.queue, b.exchange, b.routingKey);
 }
 
 /** Both topologies in one, for a process that needs several (assertion order is kept). */
@@ -187,5 +246,6 @@ export function mergeTopologies(...parts: Topology[]): Topology {
     exchanges: parts.flatMap((p) => p.exchanges),
     queues: parts.flatMap((p) => p.queues),
     bindings: parts.flatMap((p) => p.bindings),
+    unbindings: parts.flatMap((p) => p.unbindings ?? []),
   };
 }

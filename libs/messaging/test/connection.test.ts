@@ -99,7 +99,7 @@ describe('AmqpConnection consumers', () => {
     conn.consume(names.deliverQueue, async (msg) => void seen.push(msg.content.toString()));
     conn.start();
     await conn.whenConnected();
-    await publishConfirmed(await conn.confirmChannel(), names.eventsExchange, 'x', Buffer.from('before'));
+    await publishConfirmed(await conn.confirmChannel(), names.eventsExchange, 'deposit.pending', Buffer.from('before'));
     await waitUntil('the first message arrives', () => seen.length === 1);
 
     expect(await forceCloseConnection(connectionName)).toBe(1);
@@ -108,7 +108,7 @@ describe('AmqpConnection consumers', () => {
     expect(logger.lines.filter((l) => l.msg === 'connected to RabbitMQ')).toHaveLength(2);
 
     // A fresh confirm channel on the new connection, and the consumer is subscribed again.
-    await publishConfirmed(await conn.confirmChannel(), names.eventsExchange, 'x', Buffer.from('after'));
+    await publishConfirmed(await conn.confirmChannel(), names.eventsExchange, 'deposit.pending', Buffer.from('after'));
     await waitUntil('the second message arrives', () => seen.length === 2);
     expect(seen).toEqual(['before', 'after']);
   });
@@ -130,7 +130,7 @@ describe('AmqpConnection consumers', () => {
     );
     conn.start();
     const channel = await conn.confirmChannel();
-    for (const body of ['one', 'two', 'three']) await publishConfirmed(channel, names.eventsExchange, 'x', Buffer.from(body));
+    for (const body of ['one', 'two', 'three']) await publishConfirmed(channel, names.eventsExchange, 'deposit.pending', Buffer.from(body));
     await waitUntil('one is in flight', () => started.length === 1);
 
     const closed = conn.close();

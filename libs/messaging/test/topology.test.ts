@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel } from 'amqplib';
-import { ATTEMPT_HEADER, assertTopology, attemptOf, callbackTopology, messagingNames } from '../src';
+import { ATTEMPT_HEADER, assertTopology, attemptOf, callbackTopology, MANUAL_ROUTING_PREFIX, messagingNames } from '../src';
 import { collect, deleteAll, openAdmin, uniquePrefix, waitUntil } from './support';
 
 describe('messagingNames', () => {
@@ -34,7 +34,26 @@ describe('callbackTopology', () => {
         'x-overflow': 'reject-publish',
       },
     });
-    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '#' });
+    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '*.*' });
+  });
+
+  it('has a manual lane with its own queue, retry and throttle queues, each wait dead-lettering back to the manual queue', () => {
+    const t = callbackTopology({ prefix: 'p.', retryDelaysMs: [5000, 10_000], deliveryLimit: 7 });
+    const manual = t.queues.filter((q) => q.name.startsWith('p.callbacks.manual'));
+    expect(manual.map((q) => q.name)).toEqual([
+      'p.callbacks.manual',
+      'p.callbacks.manual.retry.5s',
+      'p.callbacks.manual.retry.10s',
+      'p.callbacks.manual.throttle.1s',
+      'p.callbacks.manual.throttle.5s',
+      'p.callbacks.manual.throttle.15s',
+      'p.callbacks.manual.throttle.30s',
+    ]);
+    expect(manual[0]!.options.arguments).toMatchObject({ 'x-delivery-limit': 7, 'x-dead-letter-routing-key': 'p.callbacks.parked' });
+    for (const wait of manual.slice(1)) expect(wait.options.arguments).toMatchObject({ 'x-dead-letter-routing-key': 'p.callbacks.manual' });
+    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.manual', exchange: 'p.tx.events', routingKey: 'manual.#' });
+    expect(t.bindings).toContainEqual({ queue: 'p.callbacks.manual', exchange: 'p.callbacks.dlx', routingKey: 'p.callbacks.manual' });
+    expect(t.unbindings).toEqual([{ queue: 'p.callbacks.deliver', exchange: 'p.tx.events', routingKey: '#' }]);
   });
 
   it('gives the delivery queue an explicit delivery limit that parks, never drops, a message handed back too often', () => {
@@ -98,14 +117,51 @@ describe('assertTopology on the broker', () => {
     }
   });
 
-  it('routes an event published to tx.events, whatever its routing key, into the delivery queue', async () => {
-    const { messages, tag } = await collect(channel, names.deliverQueue);
+  it('routes an event published to tx.events by its type into the delivery queue, and a manual.* one into the manual queue only', async () => {
+    const deliver = await collect(channel, names.deliverQueue);
+    const manual = await collect(channel, names.manualQueue);
     try {
       channel.publish(names.eventsExchange, 'withdraw.failed', Buffer.from('event'));
-      await waitUntil('the event is delivered', () => messages.length === 1, 5000);
-      expect(messages[0]!.msg.fields.routingKey).toBe('withdraw.failed');
+      channel.publish(names.eventsExchange, `${MANUAL_ROUTING_PREFIX}deposit.completed`, Buffer.from('recovered'));
+      await waitUntil('both are delivered', () => deliver.messages.length === 1 && manual.messages.length === 1, 5000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(deliver.messages.map((m) => m.msg.fields.routingKey)).toEqual(['withdraw.failed']);
+      expect(manual.messages.map((m) => m.msg.fields.routingKey)).toEqual(['manual.deposit.completed']);
     } finally {
-      await channel.cancel(tag);
+      await channel.cancel(deliver.tag);
+      await channel.cancel(manual.tag);
+    }
+  });
+
+  it('removes the catch-all binding an earlier version gave the delivery queue, so manual messages are not delivered twice', async () => {
+    await channel.bindQueue(names.deliverQueue, names.eventsExchange, '#');
+    await assertTopology(channel, topology);
+    const deliver = await collect(channel, names.deliverQueue);
+    const manual = await collect(channel, names.manualQueue);
+    try {
+      channel.publish(names.eventsExchange, `${MANUAL_ROUTING_PREFIX}withdraw.pending`, Buffer.from('recovered'));
+      await waitUntil('the manual queue has it', () => manual.messages.length === 1, 5000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(deliver.messages).toHaveLength(0);
+    } finally {
+      await channel.cancel(deliver.tag);
+      await channel.cancel(manual.tag);
+    }
+  });
+
+  it('dead-letters a manual retry back into the manual queue, not the delivery queue', async () => {
+    const deliver = await collect(channel, names.deliverQueue);
+    const manual = await collect(channel, names.manualQueue);
+    try {
+      channel.sendToQueue(names.lane('manual').retryQueue(200), Buffer.from('manual retry'), { headers: { [ATTEMPT_HEADER]: 8 } });
+      channel.sendToQueue(names.lane('manual').throttleQueue(1000), Buffer.from('manual throttled'));
+      await waitUntil('both come back', () => manual.messages.length === 2, 5000);
+      expect(manual.messages.map((m) => m.msg.content.toString())).toEqual(['manual retry', 'manual throttled']);
+      expect(manual.messages[0]!.msg.properties.headers?.[ATTEMPT_HEADER]).toBe(8);
+      expect(deliver.messages).toHaveLength(0);
+    } finally {
+      await channel.cancel(deliver.tag);
+      await channel.cancel(manual.tag);
     }
   });
 

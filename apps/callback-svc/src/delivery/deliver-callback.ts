@@ -7,9 +7,10 @@
  * returns only once the outcome is in the database and, on a failure with attempts left, the
  * broker has confirmed the retry: a crash or an outage on the way repeats a step, never loses a
  * callback. Messages that can never be delivered (unparsable, unknown event) are logged and acked.
- * The claim and the record are written for many messages at once (group commit).
+ * The claim and the record are written for many messages at once (group commit), shared by both
+ * lanes (libs/messaging's topology): a message is handed over to the waits of the lane it came from.
  */
-import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type MessageHandler, type MessagingLogger, type MessagingNames } from '@dw/messaging';
+import { HandBackError, MERCHANT_HEADER, type AmqpConnection, type LaneNames, type MessageHandler, type MessagingLogger } from '@dw/messaging';
 import { contextFromHeaders, failSpan, SpanKind, withSpan, type Span } from '@dw/telemetry';
 import type { ConsumeMessage } from 'amqplib';
 import type { Pool } from 'pg';
@@ -36,7 +37,6 @@ import { SendAbortedError, type CallbackSender } from './send-callback';
 export interface DeliveryDeps {
   pool: Pool;
   amqp: AmqpConnection;
-  names: MessagingNames;
   sender: CallbackSender;
   plan: RetryPlan;
   shares: MerchantShares;
@@ -52,14 +52,18 @@ interface Steps {
   seen(eventId: string): Promise<void>;
 }
 
-export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
-  // Group commit: one statement per batch, one batch of each kind at a time (libs/batching).
+/** The handler of one lane's queue: `createDeliveryHandler(deps)(names.lane('manual'))`. */
+export type LaneHandler = (lane: LaneNames) => MessageHandler;
+
+export function createDeliveryHandler(deps: DeliveryDeps): LaneHandler {
+  // Group commit: one statement per batch, one batch of each kind at a time (libs/batching), for
+  // both lanes together.
   const steps: Steps = {
     claim: groupCommit((requests: ClaimRequest[]) => claimDeliveries(deps.pool, requests, deps.claimLeaseMs)),
     record: groupCommit((outcomes: Outcome[]) => recordOutcomes(deps.pool, outcomes)),
     seen: groupCommit((eventIds: string[]) => markSeen(deps.pool, eventIds)),
   };
-  return async (message) => {
+  return (lane) => async (message) => {
     const parsed = parseDeliveryMessage(message);
     if (!parsed.ok) {
       invalidDeliveryMessages.inc({ reason: 'unparsable' });
@@ -70,7 +74,7 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
     const merchant = String(message.properties.headers?.[MERCHANT_HEADER] ?? 'unknown');
     const admission = await deps.shares.admit(merchant);
     if (admission.kind === 'closed') throw new HandBackError('shutting down');
-    if (admission.kind === 'throttle') return held(deps, steps, message, msg, 'over_share');
+    if (admission.kind === 'throttle') return held(deps, steps, lane, message, msg, 'over_share');
     callbacksInFlight.inc();
     let durationMs: number | undefined;
     try {
@@ -84,14 +88,15 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
           attributes: {
             'messaging.system': 'rabbitmq',
             'messaging.operation.type': 'process',
-            'messaging.destination.name': deps.names.deliverQueue,
+            'messaging.destination.name': lane.queue,
+            'callback.lane': lane.lane,
             'messaging.message.id': msg.eventId,
             'merchant.id': merchant,
             'callback.event_id': msg.eventId,
             'callback.attempt': msg.attempt,
           },
         },
-        (span) => deliver(deps, steps, message, msg, admission.slot, span),
+        (span) => deliver(deps, steps, lane, message, msg, admission.slot, span),
       );
     } finally {
       callbacksInFlight.dec();
@@ -101,7 +106,15 @@ export function createDeliveryHandler(deps: DeliveryDeps): MessageHandler {
 }
 
 /** Returns the attempt's duration when one was made (it tells the merchant's share how slow it is). */
-async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, slot: Slot, span: Span): Promise<number | undefined> {
+async function deliver(
+  deps: DeliveryDeps,
+  steps: Steps,
+  lane: LaneNames,
+  message: ConsumeMessage,
+  msg: DeliveryMessage,
+  slot: Slot,
+  span: Span,
+): Promise<number | undefined> {
   const { logger } = deps;
   const claim = await steps.claim({ eventId: msg.eventId, attempt: msg.attempt });
   switch (claim.kind) {
@@ -115,11 +128,11 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
       return undefined;
     case 'busy':
       // Another copy is sending this attempt now, or its claimant died: look again after a wait.
-      await held(deps, steps, message, msg, 'claimed_elsewhere');
+      await held(deps, steps, lane, message, msg, 'claimed_elsewhere');
       return undefined;
     case 'done':
       duplicateDeliveryMessages.inc();
-      await resumeAfterDone(deps, message, msg, claim);
+      await resumeAfterDone(deps, lane, message, msg, claim);
       return undefined;
     case 'claimed':
       break;
@@ -142,7 +155,7 @@ async function deliver(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage
   }
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
-  const status = await settle(deps, steps, message, msg, target, result);
+  const status = await settle(deps, steps, lane, message, msg, target, result);
   span.setAttribute('callback.delivery_status', status);
   if (status === 'failed') failSpan(span, `no attempts left: delivery failed (${result.error ?? `HTTP ${result.statusCode}`})`);
   return result.durationMs;
@@ -165,6 +178,7 @@ async function handBackAborted(deps: DeliveryDeps, msg: DeliveryMessage): Promis
 async function settle(
   deps: DeliveryDeps,
   steps: Steps,
+  lane: LaneNames,
   message: ConsumeMessage,
   msg: DeliveryMessage,
   target: DeliveryTarget,
@@ -176,7 +190,7 @@ async function settle(
   // Recorded before the retry is published: were it the other way round, a database failure after a
   // confirmed publish would requeue this message beside its retry and fork the schedule in two.
   await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status, result, trigger: target.trigger });
-  if (delayMs !== undefined) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
+  if (delayMs !== undefined) await scheduleRetry(deps.amqp, lane, message, msg.eventId, msg.attempt + 1, delayMs);
   callbackDeliveries.inc({ status });
   if (status === 'succeeded') callbackDeliveryLatency.observe((Date.now() - target.eventCreatedAt.getTime()) / 1000);
   const log = { eventId: msg.eventId, attempt: msg.attempt, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
@@ -192,15 +206,22 @@ async function settle(
  * the broker confirmed the retry), so the retry is published again; a duplicate of it collapses at
  * its own claim.
  */
-async function resumeAfterDone(deps: DeliveryDeps, message: ConsumeMessage, msg: DeliveryMessage, claim: Extract<Claim, { kind: 'done' }>) {
+async function resumeAfterDone(deps: DeliveryDeps, lane: LaneNames, message: ConsumeMessage, msg: DeliveryMessage, claim: Extract<Claim, { kind: 'done' }>) {
   const delayMs = deps.plan.delayAfter(msg.attempt - claim.seriesStart);
   const retryMayBeLost = claim.status === 'retrying' && claim.attemptCount === msg.attempt && delayMs !== undefined;
   deps.logger.info({ eventId: msg.eventId, attempt: msg.attempt, republishRetry: retryMayBeLost }, 'attempt already made; not sending it again');
-  if (retryMayBeLost) await scheduleRetry(deps.amqp, deps.names, message, msg.eventId, msg.attempt + 1, delayMs);
+  if (retryMayBeLost) await scheduleRetry(deps.amqp, lane, message, msg.eventId, msg.attempt + 1, delayMs);
 }
 
-async function held(deps: DeliveryDeps, steps: Steps, message: ConsumeMessage, msg: DeliveryMessage, reason: 'over_share' | 'claimed_elsewhere'): Promise<void> {
-  await throttle(deps.amqp, deps.names, message, msg.eventId, msg.attempt);
+async function held(
+  deps: DeliveryDeps,
+  steps: Steps,
+  lane: LaneNames,
+  message: ConsumeMessage,
+  msg: DeliveryMessage,
+  reason: 'over_share' | 'claimed_elsewhere',
+): Promise<void> {
+  await throttle(deps.amqp, lane, message, msg.eventId, msg.attempt);
   await steps.seen(msg.eventId);
   callbacksThrottled.inc({ reason });
 }

@@ -1,6 +1,7 @@
 /**
  * Step 4, and the throttle: the message is handed to a TTL queue that dead-letters it back to the
- * delivery queue, so RabbitMQ holds the wait, not a timer in this process. The caller acks the
+ * queue of its lane (a manual series stays in the manual lane), so RabbitMQ holds the wait, not a
+ * timer in this process. The caller acks the
  * current message only once this resolves (the broker confirmed the copy), so a crash in between
  * repeats the step instead of losing it.
  *
@@ -17,7 +18,7 @@ import {
   THROTTLE_DELAYS_MS,
   THROTTLED_HEADER,
   type AmqpConnection,
-  type MessagingNames,
+  type LaneNames,
 } from '@dw/messaging';
 import type { ConsumeMessage } from 'amqplib';
 
@@ -40,8 +41,11 @@ export function retryPlan(retryDelaysMs: readonly number[]): RetryPlan {
 
 type Message = Pick<ConsumeMessage, 'content' | 'properties'>;
 
-export function scheduleRetry(amqp: AmqpConnection, names: MessagingNames, message: Message, eventId: string, nextAttempt: number, delayMs: number): Promise<void> {
-  return handOver(amqp, names.retryQueue(delayMs), message, eventId, { [ATTEMPT_HEADER]: nextAttempt });
+/** The waits of the lane a message came from. */
+type Waits = Pick<LaneNames, 'retryQueue' | 'throttleQueue'>;
+
+export function scheduleRetry(amqp: AmqpConnection, lane: Waits, message: Message, eventId: string, nextAttempt: number, delayMs: number): Promise<void> {
+  return handOver(amqp, lane.retryQueue(delayMs), message, eventId, { [ATTEMPT_HEADER]: nextAttempt });
 }
 
 /** The throttle wait this message gets: longer each time it comes back still over its share. */
@@ -50,8 +54,8 @@ function throttleDelay(message: Pick<ConsumeMessage, 'properties'>): number {
   return THROTTLE_DELAYS_MS[Math.min(times, THROTTLE_DELAYS_MS.length - 1)]!;
 }
 
-export function throttle(amqp: AmqpConnection, names: MessagingNames, message: Message, eventId: string, attempt: number): Promise<void> {
-  return handOver(amqp, names.throttleQueue(throttleDelay(message)), message, eventId, {
+export function throttle(amqp: AmqpConnection, lane: Waits, message: Message, eventId: string, attempt: number): Promise<void> {
+  return handOver(amqp, lane.throttleQueue(throttleDelay(message)), message, eventId, {
     [ATTEMPT_HEADER]: attempt,
     [THROTTLED_HEADER]: countHeader(message, THROTTLED_HEADER) + 1,
   });

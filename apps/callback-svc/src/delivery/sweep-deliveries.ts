@@ -2,16 +2,17 @@
  * The sweeper: the database is the record of what must still be delivered, so a delivery that is
  * pending or retrying while nothing has been seen of it for longer than any wait (the longest
  * retry wait, plus the longest throttle wait, plus the timeout, plus a margin) has lost its message
- * — parked past the delivery limit, or dropped by a broker. Any replica publishes it again to the
- * delivery queue as its next attempt; the claim on (event, attempt) turns a copy that was not lost
- * after all into a no-op.
+ * — parked past the delivery limit, or dropped by a broker. Any replica publishes it again as its
+ * next attempt, to the manual lane (a sweep after an outage can be large: it must not stand in front
+ * of new events); the claim on (event, attempt) turns a copy that was not lost after all into a no-op.
  *
  * "Seen" is the row's updated_at: written when the delivery is created, when an attempt is claimed
  * and recorded, and when a message is throttled. Rows are claimed with SKIP LOCKED (replicas share
  * the work), published with confirms, then stamped, in one transaction: confirm then mark, like
  * the outbox relay, with the same bound on how long the broker may take to confirm. The sweep
- * holds off while the delivery queue has messages ready (they are live and will be seen) and skips
- * events whose outbox row is not yet published.
+ * holds off while either lane's queue has messages ready (they are live and will be seen; a large
+ * recovery can wait in the manual queue for longer than any wait) and skips events whose outbox row
+ * (either table's) is not yet published.
  */
 import { callbackBody, type CallbackEvent } from '@dw/contracts';
 import { ATTEMPT_HEADER, confirmedWithin, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
@@ -55,6 +56,7 @@ const CLAIM_STALE = `
      AND d.updated_at < now() - $1::int * interval '1 millisecond'
      AND (d.claimed_until IS NULL OR d.claimed_until < now())
      AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = d.event_id)
+     AND NOT EXISTS (SELECT 1 FROM manual_outbox o WHERE o.event_id = d.event_id)
    ORDER BY d.updated_at
    LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`;
@@ -84,8 +86,9 @@ export function startSweeper(opts: SweeperOptions): Sweeper {
 async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 500, confirmTimeoutMs = 30_000 }: SweeperOptions): Promise<number> {
   if (!amqp.isConnected()) return 0;
   const channel = await amqp.confirmChannel();
-  const { messageCount } = await channel.checkQueue(names.deliverQueue);
-  if (messageCount > 0) return 0;
+  for (const queue of [names.deliverQueue, names.manualQueue]) {
+    if ((await channel.checkQueue(queue)).messageCount > 0) return 0;
+  }
   const swept = await inTransaction(pool, async (client) => {
     const { rows } = await client.query<StaleRow>(CLAIM_STALE, [staleAfterMs, batchSize]);
     // Published back to back, then every confirm awaited together (one round trip, not one per row),
@@ -94,7 +97,7 @@ async function sweepOnce({ pool, amqp, names, staleAfterMs, logger, batchSize = 
       rows.map((row) => {
         const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: row.attempt_count + 1, [MERCHANT_HEADER]: row.merchant_id };
         if (row.traceparent) headers.traceparent = row.traceparent;
-        return publishConfirmed(channel, '', names.deliverQueue, Buffer.from(callbackBody(row.payload)), {
+        return publishConfirmed(channel, '', names.manualQueue, Buffer.from(callbackBody(row.payload)), {
           headers,
           messageId: row.event_id,
           contentType: 'application/json',

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
-import { callbackTopology, messagingNames, type AmqpConnection } from '@dw/messaging';
+import { callbackTopology, MANUAL_ROUTING_PREFIX, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { connect, type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { Pool } from 'pg';
@@ -79,15 +79,25 @@ export class TestPublisher {
     return new TestPublisher(connection, channel, prefix);
   }
 
-  async publish(event: { id: string; type: string; body: string | Buffer }, headers: Record<string, unknown> = {}, messageId: string | undefined = event.id) {
+  async publish(
+    event: { id: string; type: string; body: string | Buffer },
+    headers: Record<string, unknown> = {},
+    messageId: string | undefined = event.id,
+    routingKey = event.type,
+  ) {
     const names = messagingNames(this.prefix);
-    this.channel.publish(names.eventsExchange, event.type, Buffer.from(event.body), {
+    this.channel.publish(names.eventsExchange, routingKey, Buffer.from(event.body), {
       persistent: true,
       contentType: 'application/json',
       messageId,
       headers,
     });
     await this.channel.waitForConfirms();
+  }
+
+  /** Publishes like the relay publishes a series a merchant started: to the manual lane. */
+  publishManual(event: { id: string; type: string; body: string | Buffer }, headers: Record<string, unknown>) {
+    return this.publish(event, headers, event.id, `${MANUAL_ROUTING_PREFIX}${event.type}`);
   }
 
   /** Messages ready (not unacked) in one of the prefix's queues. */

@@ -3,11 +3,14 @@
  * back to `pending` with `series_start` = the attempts made so far (so the new series numbers its
  * attempts series_start+1 … series_start+6, unique per event, and callback-svc applies the full
  * schedule counted from series_start), and an outbox row carries the event's stored payload again
- * (same webhook-id and body; callback-svc signs each attempt afresh). Both in one statement, so a
+ * (same webhook-id and body; callback-svc signs each attempt afresh) for the manual lane: the
+ * manual_outbox table, routing key `manual.<type>` (a recovery of thousands of events never stands
+ * in front of anyone's new callbacks, in the relay or in RabbitMQ; libs/messaging's topology).
+ * Both in one statement, so a
  * series is never started without its message nor a message sent for a series not started; a
  * delivery already pending or retrying is left alone, which makes recovery safe to repeat.
  */
-import { MERCHANT_HEADER, ATTEMPT_HEADER } from '@dw/messaging';
+import { MERCHANT_HEADER, ATTEMPT_HEADER, MANUAL_ROUTING_PREFIX } from '@dw/messaging';
 import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
 import type pg from 'pg';
 import { empty, query, raw, sql, type Sql } from '../db/sql';
@@ -38,8 +41,8 @@ function restartSeries(statuses: Sql, traceparent: string | null, guard: Sql = s
     -- From restarted alone: joining it back to candidates (two CTE scans) was a nested loop, 15 s
     -- for 10,000 events.
     outboxed AS (
-      INSERT INTO outbox (event_id, routing_key, payload, headers)
-      SELECT r.event_id, r.type, r.payload,
+      INSERT INTO manual_outbox (event_id, routing_key, payload, headers)
+      SELECT r.event_id, ${MANUAL_ROUTING_PREFIX}::text || r.type, r.payload,
              jsonb_build_object(${MERCHANT_HEADER}::text, r.merchant_id, ${ATTEMPT_HEADER}::text, r.attempt_count + 1)
                || CASE WHEN ${traceparent}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', ${traceparent}::text) END
         FROM restarted r
@@ -75,7 +78,7 @@ export async function redeliverEvent(
   const [row] = await query<{ restarted: boolean; event: RedeliveredEvent }>(db, redeliver);
   if (!row) return { kind: 'not_found' };
   if (!row.restarted) return { kind: 'in_progress' };
-  ringOutboxDoorbell();
+  ringOutboxDoorbell('manual_outbox');
   return { kind: 'redelivered', event: row.event };
 }
 
@@ -114,6 +117,6 @@ export async function recoverDeliveries(
     SELECT (SELECT over FROM too_many) AS over, (SELECT count(*)::int FROM outboxed) AS recovered`;
   const [row] = await query<{ over: boolean; recovered: number }>(db, recover);
   if (!row || row.over) return { kind: 'too_many' };
-  if (row.recovered > 0) ringOutboxDoorbell();
+  if (row.recovered > 0) ringOutboxDoorbell('manual_outbox');
   return { kind: 'recovered', recovered: row.recovered };
 }

@@ -5,13 +5,15 @@
  * Rows written by another replica are that replica's to publish; every relay's poll is the fallback
  * for a replica that died between commit and publish.
  */
-type Listener = () => void;
+import type { OutboxTable } from './relay-batch';
+
+type Listener = (table: OutboxTable) => void;
 
 const listeners = new Set<Listener>();
 
-/** Called after a committed write that added outbox rows. */
-export function ringOutboxDoorbell(): void {
-  for (const listener of listeners) listener();
+/** Called after a committed write that added rows to `table`. */
+export function ringOutboxDoorbell(table: OutboxTable = 'outbox'): void {
+  for (const listener of listeners) listener(table);
 }
 
 /** Subscribes; returns the unsubscribe function. */

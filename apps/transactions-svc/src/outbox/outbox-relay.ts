@@ -61,8 +61,11 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'outbox relay lost an idle PostgreSQL session'),
   });
   const wakeup = new Wakeup();
-  const unsubscribe = onOutboxDoorbell(() => wakeup.wake());
   const loop = new RelayLoop(opts, pool, wakeup);
+  const unsubscribe = onOutboxDoorbell((table) => {
+    if (table === 'manual_outbox') loop.manualRung = true;
+    wakeup.wake();
+  });
   const running = loop.run();
 
   let stopped: Promise<void> | undefined;
@@ -78,6 +81,9 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
 class RelayLoop {
   stopped = false;
+  /** This process committed manual_outbox rows since the last look at that table. */
+  manualRung = true;
+  private manualClaimedAt = 0;
   private failures = 0;
   private connected?: Promise<void>;
   private readonly exchange: string;
@@ -112,7 +118,13 @@ class RelayLoop {
     }
   }
 
-  /** Batches until one comes back short: a burst is drained in one wake-up. */
+  /**
+   * Batches until one comes back short: a burst is drained in one wake-up. New events are claimed
+   * on every round, and the manual lane's table (recoveries, redeliveries) in turn with them while
+   * it has rows, so a recovery of thousands of rows holds new events back by one batch at most.
+   * The manual table is looked at when this process rang for it, and otherwise once a poll interval
+   * (rows another replica left behind): not on every pass of a busy create path.
+   */
   private async drain(): Promise<void> {
     const channel = await this.unlessStopped(this.opts.amqp.confirmChannel());
     if (!channel) return;
@@ -124,10 +136,18 @@ class RelayLoop {
       confirmTimeoutMs: this.opts.confirmTimeoutMs ?? 30_000,
       track: <T>(work: Promise<T>) => this.opts.amqp.track(work),
     };
+    let manual = this.manualRung || Date.now() - this.manualClaimedAt >= this.pollIntervalMs;
+    this.manualRung = false;
     for (;;) {
-      const published = await relayBatch(batch);
-      outboxPublished.inc(published);
-      if (published < this.batchSize || this.stopped) return;
+      const events = await relayBatch({ ...batch, table: 'outbox' });
+      outboxPublished.inc(events);
+      if (manual && !this.stopped) {
+        this.manualClaimedAt = Date.now();
+        const published = await relayBatch({ ...batch, table: 'manual_outbox' });
+        outboxPublished.inc(published);
+        manual = published === this.batchSize;
+      }
+      if ((events < this.batchSize && !manual) || this.stopped) return;
     }
   }
 
@@ -158,6 +178,7 @@ class RelayLoop {
 
   private async failed(err: unknown): Promise<void> {
     outboxPassFailures.inc();
+    this.manualRung = true; // the failed pass may have been the manual table's
     const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** this.failures++);
     const log = this.failures === 1 ? this.opts.logger.warn : (this.opts.logger.debug ?? this.opts.logger.warn);
     log.call(this.opts.logger, { err: describe(err), retryInMs: delay }, 'outbox relay pass failed; rows stay pending');
@@ -172,7 +193,8 @@ class RelayLoop {
   private async refreshLag(): Promise<void> {
     try {
       const { rows } = await this.pool.query<{ lag: number | null }>(
-        `SELECT extract(epoch FROM now() - created_at)::float8 AS lag FROM outbox ORDER BY id LIMIT 1`,
+        `SELECT extract(epoch FROM now() - least((SELECT created_at FROM outbox ORDER BY id LIMIT 1),
+                                                  (SELECT created_at FROM manual_outbox ORDER BY id LIMIT 1)))::float8 AS lag`,
       );
       outboxLag.set(Math.max(0, rows[0]?.lag ?? 0));
     } catch {

@@ -14,13 +14,21 @@ import type { ConfirmChannel } from 'amqplib';
 import type pg from 'pg';
 import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';
 
-const CLAIM = `
-  SELECT id, event_id, routing_key, payload, headers FROM outbox
-  ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
-const SENT = `DELETE FROM outbox WHERE id = ANY($1::bigint[])`;
+/** The two outbox tables: new events, and the manual lane's series (recoveries, redeliveries). */
+export type OutboxTable = 'outbox' | 'manual_outbox';
+
+const statements = (table: OutboxTable) => ({
+  claim: {
+    name: `relay_claim_${table}`,
+    text: `SELECT id, event_id, routing_key, payload, headers FROM ${table} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+  },
+  sent: { name: `relay_delete_sent_${table}`, text: `DELETE FROM ${table} WHERE id = ANY($1::bigint[])` },
+});
+const STATEMENTS = { outbox: statements('outbox'), manual_outbox: statements('manual_outbox') };
 
 export interface BatchOptions {
   pool: pg.Pool;
+  table: OutboxTable;
   channel: ConfirmChannel;
   exchange: string;
   batchSize: number;
@@ -32,11 +40,12 @@ export interface BatchOptions {
 
 /** Returns how many rows were published (fewer than batchSize: the table is drained for now). */
 export async function relayBatch(opts: BatchOptions): Promise<number> {
+  const { claim, sent } = STATEMENTS[opts.table];
   return inTransaction(opts.pool, async (client) => {
-    const { rows } = await client.query<OutboxRow>({ name: 'relay_claim', text: CLAIM, values: [opts.batchSize] });
+    const { rows } = await client.query<OutboxRow>({ ...claim, values: [opts.batchSize] });
     if (rows.length > 0) {
       await confirmedWithin(opts.track(publishAll(opts, rows)), opts.confirmTimeoutMs);
-      await client.query({ name: 'relay_delete_sent', text: SENT, values: [rows.map((r) => r.id)] });
+      await client.query({ ...sent, values: [rows.map((r) => r.id)] });
     }
     return rows.length;
   });

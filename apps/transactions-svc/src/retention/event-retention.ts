@@ -24,6 +24,8 @@ export interface RetentionBatch {
 
 const UNDER_WAY = ['pending', 'retrying'];
 
+// A manual_outbox row needs no check of its own: the statement that writes it sets the delivery
+// back to pending, and a pending delivery keeps its event.
 export const EXPIRED_EVENTS_SQL = `
   SELECT e.id
     FROM transaction_events e

@@ -53,7 +53,7 @@ describe('migrate deploy', () => {
     }
     const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
     expect(tables.map((t) => t.tablename).sort()).toEqual(
-      ['_prisma_migrations', 'callback_attempts', 'callback_deliveries', 'merchants', 'outbox', 'transaction_events', 'transactions'].sort(),
+      ['_prisma_migrations', 'callback_attempts', 'callback_deliveries', 'manual_outbox', 'merchants', 'outbox', 'transaction_events', 'transactions'].sort(),
     );
   });
 

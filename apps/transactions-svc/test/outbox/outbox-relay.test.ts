@@ -15,6 +15,7 @@ import {
   type RunningRelay,
 } from './relay-support';
 import { installTestTracing } from '@dw/testing';
+import { ringOutboxDoorbell } from '../../src/outbox/doorbell';
 
 const tracing = installTestTracing();
 const prefix = uniquePrefix('relay');
@@ -100,6 +101,28 @@ describe('outbox relay: publishing', () => {
       expect(arrived.map((m) => JSON.parse(m.content.toString('utf8')).sequence)).toEqual([1, 2, 3]);
       expect(arrived.map((m) => m.fields.routingKey)).toEqual(['deposit.pending', 'deposit.processing', 'deposit.completed']);
     }
+  });
+
+  it('publishes a recovery’s manual_outbox rows with their manual.* keys, and holds a deposit created after them back by a batch at most', async () => {
+    const [source] = await eventsOf(svc, await createDeposit(svc));
+    const startAt = observer.messages.length;
+    await svc.db.$executeRaw`
+      INSERT INTO manual_outbox (event_id, routing_key, payload)
+      SELECT 'evt_recovered_' || g, 'manual.deposit.pending', ${JSON.stringify(source!.payload)}::jsonb FROM generate_series(1, 1000) g`;
+    ringOutboxDoorbell('manual_outbox');
+    const id = await createDeposit(svc);
+    const [row] = await eventsOf(svc, id);
+    const recovered = Array.from({ length: 1000 }, (_, i) => `evt_recovered_${i + 1}`);
+    await observer.waitForIds([...recovered, row!.event_id], 20_000);
+
+    const arrived = observer.messages.slice(startAt).map((m) => m.properties.messageId as string);
+    const manual = observer.messages.slice(startAt).filter((m) => (m.properties.messageId as string).startsWith('evt_recovered_'));
+    expect(manual.map((m) => m.fields.routingKey)).toEqual(recovered.map(() => 'manual.deposit.pending'));
+    expect(manual.map((m) => m.properties.messageId)).toEqual(recovered); // in the order they were written
+    // Batches of 100 from each table in turn: the deposit waited for the batch under way, not the 1,000.
+    expect(arrived.indexOf(row!.event_id)).toBeLessThanOrEqual(200);
+    const [left] = await svc.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM manual_outbox`;
+    expect(Number(left!.n)).toBe(0);
   });
 
   it('stops promptly, closing its PostgreSQL sessions', async () => {

@@ -45,13 +45,22 @@ async function delivery(eventId: string) {
   return row!;
 }
 
-async function outbox(eventId?: string) {
-  return svc.db.$queryRaw<{ id: bigint; event_id: string; routing_key: string; payload: unknown; headers: Record<string, unknown> }[]>`
-    SELECT id, event_id, routing_key, payload, headers FROM outbox WHERE ${eventId ?? null}::text IS NULL OR event_id = ${eventId ?? null} ORDER BY id`;
+type OutboxRow = { id: bigint; event_id: string; routing_key: string; payload: unknown; headers: Record<string, unknown> };
+
+/** The outbox rows of new events (the create's). */
+async function outbox(eventId: string) {
+  return svc.db.$queryRaw<OutboxRow[]>`SELECT id, event_id, routing_key, payload, headers FROM outbox WHERE event_id = ${eventId} ORDER BY id`;
+}
+
+/** What redelivery and recovery queued: the manual lane's outbox. */
+async function queued(eventId?: string) {
+  return svc.db.$queryRaw<OutboxRow[]>`
+    SELECT id, event_id, routing_key, payload, headers FROM manual_outbox WHERE ${eventId ?? null}::text IS NULL OR event_id = ${eventId ?? null} ORDER BY id`;
 }
 
 async function clearOutbox() {
   await svc.db.$executeRaw`DELETE FROM outbox`;
+  await svc.db.$executeRaw`DELETE FROM manual_outbox`;
 }
 
 const redeliver = (payload: unknown, merchant = svc.merchantA) =>
@@ -72,7 +81,7 @@ describe('POST /api/redeliverCallback', () => {
     );
   });
 
-  it('starts a new series numbered after the earlier attempts, and queues the same event with the next attempt number', async () => {
+  it('starts a new series numbered after the earlier attempts, and queues the same event to the manual lane with the next attempt number', async () => {
     await clearOutbox();
     const eventId = await create(svc.merchantA);
     const [original] = await outbox(eventId);
@@ -80,9 +89,9 @@ describe('POST /api/redeliverCallback', () => {
     await clearOutbox();
     expect((await redeliver({ eventId })).statusCode).toBe(202);
     expect(await delivery(eventId)).toEqual({ status: 'pending', series_start: 2, trigger: 'manual', attempt_count: 2 });
-    const rows = await outbox(eventId);
+    const rows = await queued(eventId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ routing_key: 'deposit.pending', payload: original!.payload });
+    expect(rows[0]).toMatchObject({ routing_key: 'manual.deposit.pending', payload: original!.payload });
     expect(rows[0]!.headers).toMatchObject({ 'x-dw-merchant': svc.merchantA, 'x-attempt': 3 });
   });
 
@@ -92,7 +101,7 @@ describe('POST /api/redeliverCallback', () => {
     await settle(eventId, 'skipped', []);
     await clearOutbox();
     expect((await redeliver({ eventId })).statusCode).toBe(202);
-    expect((await outbox(eventId))[0]!.headers).toMatchObject({ 'x-attempt': 1 });
+    expect((await queued(eventId))[0]!.headers).toMatchObject({ 'x-attempt': 1 });
   });
 
   it.each(['pending', 'retrying'])('answers 409 conflict while the delivery is %s, and queues nothing', async (status) => {
@@ -104,7 +113,7 @@ describe('POST /api/redeliverCallback', () => {
     expect(res.statusCode).toBe(409);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json().code).toBe('conflict');
-    expect(await outbox()).toEqual([]);
+    expect(await queued()).toEqual([]);
     expect((await delivery(eventId)).trigger).toBe('automatic');
   });
 
@@ -128,7 +137,7 @@ describe('POST /api/redeliverCallback', () => {
     expect(strip(other.json())).toEqual(strip(unknown.json()));
     expect(other.json().code).toBe('not_found');
     expect(await delivery(theirs)).toMatchObject({ status: 'failed', trigger: 'automatic' });
-    expect(await outbox()).toEqual([]);
+    expect(await queued()).toEqual([]);
   });
 
   it.each([[{}], [{ eventId: '' }], [{ eventId: 'tx_1' }], [{ eventId: 42 }], [{ eventId: 'evt_a', extra: 1 }], [{ eventId: `evt_${'a'.repeat(61)}` }]])(
@@ -172,8 +181,10 @@ describe('POST /api/recoverCallbacks', () => {
     const res = await recover({ since: since(500) });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ recovered: 3 });
-    expect((await outbox()).map((r) => r.event_id)).toEqual([failedEarly, skipped, failedLate]);
-    expect((await outbox()).map((r) => r.headers['x-attempt'])).toEqual([7, 1, 7]);
+    expect((await queued()).map((r) => r.event_id)).toEqual([failedEarly, skipped, failedLate]);
+    expect((await queued()).map((r) => r.headers['x-attempt'])).toEqual([7, 1, 7]);
+    // The manual lane: a recovery never stands in front of anyone's new callbacks.
+    expect((await queued()).map((r) => r.routing_key)).toEqual(['manual.deposit.pending', 'manual.withdraw.pending', 'manual.deposit.pending']);
     for (const id of [failedEarly, skipped, failedLate]) expect(await delivery(id)).toMatchObject({ status: 'pending', trigger: 'manual' });
     expect(await delivery(succeeded)).toMatchObject({ status: 'succeeded', trigger: 'automatic' });
     expect(await delivery(retrying)).toMatchObject({ status: 'retrying', trigger: 'automatic' });
@@ -183,7 +194,7 @@ describe('POST /api/recoverCallbacks', () => {
     // Safe to call twice: what is recovering already is not queued again.
     const again = await recover({ since: since(500) });
     expect(again.json()).toEqual({ recovered: 0 });
-    expect(await outbox()).toHaveLength(3);
+    expect(await queued()).toHaveLength(3);
   });
 
   it('honours until (exclusive) and type', async () => {
@@ -199,9 +210,9 @@ describe('POST /api/recoverCallbacks', () => {
     await clearOutbox();
     const res = await recover({ since: since(600), until: at.toISOString(), type: 'withdraw' });
     expect(res.json()).toEqual({ recovered: 1 });
-    expect((await outbox()).map((r) => r.event_id)).toEqual([withdraw]);
+    expect((await queued()).map((r) => r.event_id)).toEqual([withdraw]);
     expect((await recover({ since: since(600), until: at.toISOString() })).json()).toEqual({ recovered: 1 });
-    expect((await outbox()).map((r) => r.event_id)).toEqual([withdraw, deposit]);
+    expect((await queued()).map((r) => r.event_id)).toEqual([withdraw, deposit]);
   });
 
   it('answers 400 naming the limit for since more than 14 days ago, and recovers nothing', async () => {
@@ -242,7 +253,7 @@ describe('POST /api/recoverCallbacks', () => {
     const res = await recover({ since: since(7200) }, merchant);
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toContain('10000');
-    expect(await outbox()).toEqual([]);
+    expect(await queued()).toEqual([]);
     const { failed } = (await svc.db.$queryRaw<{ failed: bigint }[]>`SELECT count(*) AS failed FROM callback_deliveries WHERE status = 'failed'`)[0]!;
     expect(Number(failed)).toBe(RECOVERY_MAX_EVENTS + 1);
     // One fewer fits.
@@ -264,7 +275,7 @@ describe('only the gateway speaks for a merchant (CONTRACT 1)', () => {
       expect(res.statusCode).toBe(401);
       expect(res.json().code).toBe('unauthorized');
     }
-    expect(await outbox()).toEqual([]);
+    expect(await queued()).toEqual([]);
     expect(await delivery(eventId)).toMatchObject({ status: 'failed', trigger: 'automatic' });
   });
 });
