@@ -79,15 +79,19 @@
 
   /**
    * A problem+json body as one sentence: its detail, then each offending field and why
-   * ("orderId: must be …"), so a 400 says which field to fix and not only "see errors".
+   * ("orderId: must be …") that the detail does not already spell out (a validation detail names
+   * up to three: "Fix the query parameter orderId: must be …"), so a 400 says which field to fix.
    * Paths arrive as "querystring:/orderId" or "/since": the field's name is what the merchant knows.
    */
   function problemText(problem) {
     if (!problem || typeof problem !== 'object') return null;
+    var detail = typeof problem.detail === 'string' ? problem.detail : '';
     var fields = (Array.isArray(problem.errors) ? problem.errors : []).map(function (e) {
-      return String(e.path || '').replace(/^\w*:/, '').replace(/^\//, '') + ': ' + e.message;
+      return String(e.path || '').replace(/^\w*:/, '').replace(/^\//, '') + ': ' + String(e.message).replace(/\.$/, '');
+    }).filter(function (field) {
+      return detail.indexOf(field) === -1;
     });
-    return [problem.detail].concat(fields).filter(Boolean).join(' ') || null;
+    return [detail].concat(fields).filter(Boolean).join(' ') || null;
   }
 
   function failureMessage(res) {

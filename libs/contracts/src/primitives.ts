@@ -40,7 +40,7 @@ export const Metadata = Type.Record(
   Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN, description: 'At most 500 printable characters' }),
   {
     maxProperties: 20,
-    propertyNames: { minLength: 1, maxLength: 40, pattern: PRINTABLE, description: 'A key of printable characters' },
+    propertyNames: { minLength: 1, maxLength: 40, pattern: PRINTABLE, description: '1–40 printable characters' },
     description: 'Up to 20 keys of 1–40 printable characters, string values of at most 500 printable characters',
   },
 );

@@ -55,7 +55,7 @@ export type Transaction = Static<typeof Transaction>;
 export const StatusChangeBody = Type.Object(
   {
     status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
-    reason: Type.Optional(Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN })),
+    reason: Type.Optional(Type.String({ maxLength: 500, pattern: PRINTABLE_OR_EMPTY_PATTERN, description: 'At most 500 printable characters' })),
   },
   { additionalProperties: false },
 );

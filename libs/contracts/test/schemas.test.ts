@@ -1,6 +1,17 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { AMOUNT_PATTERN, CreateDepositBody, CreateWithdrawBody, ViewTransactionQuery } from '../src';
+import {
+  AMOUNT_PATTERN,
+  CreateDepositBody,
+  CreateWithdrawBody,
+  RecoverCallbacksBody,
+  RedeliverCallbackBody,
+  RotateCallbackSecretBody,
+  StatusChangeBody,
+  TransactionIdParams,
+  UpdateCallbackUrlBody,
+  ViewTransactionQuery,
+} from '../src';
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 
@@ -45,5 +56,33 @@ describe('callbackBody', () => {
     expect(callbackBody(stored)).toBe(
       '{"id":"evt_1","type":"deposit.pending","createdAt":"c","sequence":1,"data":{"id":"t","type":"deposit","status":"pending","amount":"1.50","currency":"USD","orderId":"o","description":null,"metadata":{},"destination":null,"createdAt":"c","updatedAt":"u"}}',
     );
+  });
+});
+
+describe('request schemas', () => {
+  const REQUESTS = {
+    CreateDepositBody,
+    CreateWithdrawBody,
+    UpdateCallbackUrlBody,
+    RotateCallbackSecretBody,
+    RedeliverCallbackBody,
+    RecoverCallbacksBody,
+    ViewTransactionQuery,
+    StatusChangeBody,
+    TransactionIdParams,
+  };
+
+  /** Every `pattern` in a schema, with the path to it and its description. */
+  function patterns(node: unknown, at: string): { at: string; description?: unknown }[] {
+    if (node === null || typeof node !== 'object') return [];
+    const here = typeof (node as { pattern?: unknown }).pattern === 'string' ? [{ at, description: (node as { description?: unknown }).description }] : [];
+    return [...here, ...Object.entries(node).flatMap(([key, child]) => patterns(child, `${at}/${key}`))];
+  }
+
+  // A pattern's description is its validation message ("must be 3–10 characters A–Z and 0–9"):
+  // without one the merchant would be shown the regular expression.
+  it.each(Object.entries(REQUESTS))('%s describes every pattern, since the description is the message', (_name, schema) => {
+    const undescribed = patterns(schema, '').filter((p) => typeof p.description !== 'string' || p.description === '');
+    expect(undescribed).toEqual([]);
   });
 });

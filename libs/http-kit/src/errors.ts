@@ -4,6 +4,7 @@
  */
 import createError from '@fastify/error';
 import type { ProblemCode } from '@dw/contracts';
+import { validationDetail } from './validation-messages';
 
 export interface FieldError {
   path: string;
@@ -25,7 +26,7 @@ export class ApiError extends Error {
 
 export const unauthorized = () =>
   new ApiError(401, 'unauthorized', 'Send a valid API token in the serviceApiToken header.');
-export const validationFailed = (errors: FieldError[], detail = 'The request is not valid; see errors.') =>
+export const validationFailed = (errors: FieldError[], detail = validationDetail(errors)) =>
   new ApiError(400, 'validation_failed', detail, errors);
 export const notFound = (detail = 'No such resource.') => new ApiError(404, 'not_found', detail);
 export const conflict = (detail: string) => new ApiError(409, 'conflict', detail);

@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './problem';
 export * from './validation';
+export * from './validation-messages';
 export * from './problem-handler';
 export * from './request-id';
 export * from './health';

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ApiError } from './errors';
 import { sendProblem } from './problem';
-import { fieldErrors } from './validation';
+import { fieldErrors, validationDetail } from './validation-messages';
 
 const FASTIFY_CODES: Record<string, { status: number; code: ProblemCode; detail: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', detail: 'The request body exceeds 64 KiB.' },
@@ -57,10 +57,8 @@ export function registerProblemHandling(
     const fe = error as FastifyError;
     if (fe.validation) {
       const where = fe.validationContext ?? 'request';
-      const errors = fieldErrors(fe.validation as unknown as ErrorObject[]).map((e) =>
-        where === 'body' ? e : { ...e, path: `${where}:${e.path}` },
-      );
-      return sendProblem(request, reply, 400, 'validation_failed', `The ${where} is not valid; see errors.`, errors);
+      const errors = fieldErrors(fe.validation as unknown as ErrorObject[], where);
+      return sendProblem(request, reply, 400, 'validation_failed', validationDetail(errors), errors);
     }
     const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (known) {

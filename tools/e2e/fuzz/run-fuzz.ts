@@ -59,6 +59,9 @@ function describeRequest(req: FuzzRequest): string {
   return `${req.label}: ${req.method} ${JSON.stringify(req.path.slice(0, 300))} headers=${JSON.stringify(req.headers).slice(0, 300)}${shown}`;
 }
 
+/** Ajv's own wording, which names a keyword instead of what a field accepts (STYLE: 4xx bodies say what to fix). */
+const AJV_WORDING = /must be equal to (constant|one of the allowed values)|must match (a schema in anyOf|exactly one schema|pattern "\^)|must NOT have|must have required property|must be [<>]=? ?\d|has an invalid format|The (body|querystring|params|headers|request) is not valid; see errors/;
+
 /** What is wrong with this answer, or undefined when it keeps the contract. */
 export function checkResponse(req: FuzzRequest, res: FuzzResponse): string | undefined {
   if (res.status >= 500) return `answered ${res.status}`;
@@ -79,6 +82,11 @@ export function checkResponse(req: FuzzRequest, res: FuzzResponse): string | und
   if (problem.requestId !== res.headers['x-request-id']) return `${res.status} problem requestId differs from x-request-id`;
   if (problem.code === 'validation_failed' && (!Array.isArray(problem.errors) || problem.errors.length === 0)) {
     return '400 validation_failed without errors naming the field';
+  }
+  if (problem.code === 'validation_failed') {
+    const texts = [(problem as { detail?: unknown }).detail, ...(problem.errors as { message?: unknown }[]).map((e) => e?.message)];
+    const generic = texts.find((t) => typeof t !== 'string' || AJV_WORDING.test(t));
+    if (generic !== undefined) return `400 validation_failed in Ajv's words, not what the field accepts: ${JSON.stringify(generic)}`;
   }
   return undefined;
 }

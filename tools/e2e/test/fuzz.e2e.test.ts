@@ -33,7 +33,7 @@ describe(`fuzz of the merchant API (${REQUESTS} requests)`, () => {
     if (report.fiveXx > 0) throw new Error(`${report.fiveXx} answers were 5xx; ${explain()}`);
   });
 
-  it('answers every 4xx with a problem+json naming the request id (and the fields, for validation_failed)', () => {
+  it('answers every 4xx with a problem+json naming the request id (and, for validation_failed, the fields and what each accepts)', () => {
     if (report.findingCount > 0) throw new Error(`${report.findingCount} answers broke the contract; ${explain()}`);
   });
 
