@@ -53,7 +53,10 @@ it('takes a reply that arrives shortly before CALLBACK_TIMEOUT_MS', async () => 
   for (const r of results) expect(r).toMatchObject({ outcome: 'succeeded', statusCode: 200, error: null });
 });
 
-/** abortAll() (SIGTERM): a send still connecting wrote nothing, and closing does not wait for it. */
+/**
+ * abortAll() (SIGTERM): a send whose request was written reached the merchant, or may have, so it is
+ * an attempt; one still connecting wrote nothing and is not (CONTRACT 5: every attempt is recorded).
+ */
 describe('abortAll', () => {
   /** A sender of its own: abortAll() refuses every later send. The timeout is far off, so only the abort ends a send. */
   async function withAbortingSender(run: (aborting: CallbackSender) => Promise<void>) {
@@ -66,6 +69,31 @@ describe('abortAll', () => {
   }
   const request = (url: string, eventId: string) => ({ url, eventId, body: Buffer.from('{}'), signingSecrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'] });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('makes a send whose request reached the endpoint an aborted attempt: no status, an error saying we stopped, its real duration', () =>
+    withAbortingSender(async (aborting) => {
+      receiver.respond = () => 'hang';
+      const sending = aborting.send(request(`${receiver.url}/aborted`, 'evt_aborted'));
+      await receiver.waitFor(1, (r) => r.path === '/aborted');
+      await sleep(300);
+      aborting.abortAll();
+      const result = await sending;
+      expect(result).toMatchObject({ outcome: 'aborted', statusCode: null });
+      expect(result.error).toBe(`aborted: callback-svc stopped before a reply (after ${result.durationMs} ms)`);
+      expect(result.durationMs).toBeGreaterThanOrEqual(300);
+    }));
+
+  it('keeps the status of a reply whose body had not completed', () =>
+    withAbortingSender(async (aborting) => {
+      receiver.respond = () => 'stall-body';
+      const sending = aborting.send(request(`${receiver.url}/aborted-body`, 'evt_aborted_body'));
+      await receiver.waitFor(1, (r) => r.path === '/aborted-body');
+      await sleep(200);
+      aborting.abortAll();
+      const result = await sending;
+      expect(result).toMatchObject({ outcome: 'aborted', statusCode: 200 });
+      expect(result.error).toBe(`aborted: callback-svc stopped before the reply body completed (after ${result.durationMs} ms)`);
+    }));
 
   it('rejects with SendAbortedError a send still connecting (its TLS handshake unanswered): not a byte of the request was written', async () => {
     // A TCP server that takes the connection and never answers the ClientHello.
