@@ -2,6 +2,7 @@ import type { CallbackConfig } from '@dw/config';
 import { messagingNames, THROTTLE_DELAYS_MS, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
 import type { Pool } from 'pg';
 import {
+  abortedSendBounds,
   createCallbackSender,
   createDeliveryHandler,
   MerchantShares,
@@ -23,6 +24,7 @@ export interface DeliveryConsumerDeps {
     | 'slowAfterMs'
     | 'sweepIntervalMs'
     | 'sweepAfterMs'
+    | 'shutdownTimeoutMs'
   >;
   amqp: AmqpConnection;
   pool: Pool;
@@ -33,8 +35,10 @@ export interface DeliveryConsumer {
   /** Hands every message waiting for its merchant's slot back to RabbitMQ; call as `amqp.close()` begins. */
   handBackWaiting(): void;
   /**
-   * Cuts the sends in flight short: each releases its claim and hands its message back unacked, with
-   * no attempt recorded. Call when the shutdown budget no longer allows them to finish.
+   * Cuts the sends in flight short. One whose request went out is a failed attempt: recorded, its
+   * retry published (or its delivery failed) and its message acked, within a bound of the shutdown
+   * budget. One still connecting, or whose attempt cannot be recorded in time, releases its claim and
+   * hands its message back unacked. Call when the shutdown budget no longer allows them to finish.
    */
   abortSends(): void;
   /** Closes the HTTP pools; call after `amqp.close()` has let in-flight deliveries finish. */
@@ -76,6 +80,7 @@ export function consumeDeliveries({ config, amqp, pool, logger }: DeliveryConsum
     plan: retryPlan(config.retryDelaysMs),
     shares,
     claimLeaseMs: config.callbackTimeoutMs + CLAIM_MARGIN_MS,
+    abortedSend: abortedSendBounds(config.shutdownTimeoutMs),
     logger,
   });
   amqp.consume(names.deliverQueue, handlerFor(names.lane('automatic')), { prefetch: config.prefetch });

@@ -16,8 +16,9 @@ async function main() {
   // Fastify stops serving first; then the consumer stops taking messages and lets the deliveries in
   // flight finish and ack (what is still unacked returns to RabbitMQ), then what they used goes.
   // A callback may take CALLBACK_TIMEOUT_MS, longer than the whole budget: sends still running after
-  // half of it are aborted and their messages handed back unacked, with no attempt recorded; the
-  // other half is for releasing their claims, closing and flushing telemetry.
+  // half of it are aborted. Those whose request went out are failed attempts, recorded and retried on
+  // schedule (those still connecting are handed back unrecorded); the other half is for that
+  // bookkeeping (bounded: settle-aborted.ts), closing and flushing telemetry.
   app.addHook('onClose', async () => {
     const closing = amqp.close(); // takes no new messages from here on
     deliveries.handBackWaiting();

@@ -9,12 +9,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
+import { startCallbackReceiver, startTcpProxy, type CallbackReceiver } from '@dw/testing';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
-import { ATTEMPT_HEADER } from '@dw/messaging';
+import { ATTEMPT_HEADER, messagingNames } from '@dw/messaging';
 
 const APP_DIR = path.join(__dirname, '..');
 const BUILD_DIR = path.join(APP_DIR, 'tmp', `svc-build-${process.pid}`);
@@ -48,7 +48,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function startProcess(port: number): void {
+function startProcess(port: number, env: Record<string, string> = {}): void {
   output = '';
   child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'dist', 'instrumentation.js'), path.join(BUILD_DIR, 'dist', 'main.js')], {
     cwd: APP_DIR,
@@ -63,6 +63,7 @@ function startProcess(port: number): void {
       CALLBACK_TIMEOUT_MS: '5000',
       CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
       LOG_LEVEL: 'info',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,9 +72,9 @@ function startProcess(port: number): void {
   exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
 
-async function startReadyProcess(): Promise<void> {
+async function startReadyProcess(env: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
-  startProcess(port);
+  startProcess(port, env);
   await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 20_000, 100);
 }
 
@@ -185,5 +186,116 @@ describe('SIGTERM', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  describe('a send cut short after its request went out (CONTRACT 5: every attempt is recorded, 6 at most)', () => {
+    /** Sends are cut after half the budget (1.5 s), long before the callback timeout: only the abort can end them. */
+    const SHUTDOWN_TIMEOUT_MS = 3_000;
+    const ABORTING = { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), CALLBACK_TIMEOUT_MS: '60000' };
+    const ABORT_ERROR = /^aborted: callback-svc stopped before a reply \(after (\d+) ms\)$/;
+    const postsOf = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
+
+    /**
+     * A deposit whose endpoint (on `path`) answers its n-th request (from 1) as `answer` says; SIGTERM
+     * once `sigtermAt` requests arrived (and `beforeSigterm` has run).
+     */
+    async function sigtermDuringAttempt(path: string, answer: (n: number) => number | 'hang', sigtermAt: number, beforeSigterm = () => {}) {
+      receiver.respond = (r) => (r.path === path ? answer(receiver.received.filter((x) => x.path === path).length) : 200);
+      const merchant = await insertMerchant(pool, { deposit: `${receiver.url}${path}` });
+      const event = await insertEvent(pool, merchant.id, 'deposit');
+      await publisher.publish(event);
+      await receiver.waitFor(sigtermAt, (r) => r.path === path);
+      beforeSigterm();
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+      return event;
+    }
+
+    it('records it as a failed attempt (no status, the abort as its error), acks it, and its retry comes back from its retry queue as attempt 2', async () => {
+      await startReadyProcess(ABORTING);
+      const event = await sigtermDuringAttempt('/never', () => 'hang', 1);
+
+      const delivery = await deliveryOf(pool, event.id);
+      expect(delivery).toMatchObject({ status: 'retrying', attemptCount: 1 });
+      expect(delivery.attempts).toHaveLength(1);
+      const [aborted] = delivery.attempts;
+      expect(aborted).toMatchObject({ attempt: 1, statusCode: null });
+      expect(aborted!.error).toMatch(ABORT_ERROR);
+      expect(Number(ABORT_ERROR.exec(aborted!.error!)![1])).toBe(aborted!.durationMs);
+      expect(aborted!.durationMs).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS / 2 - 100);
+      // The merchant saw as many POSTs as the viewer shows attempts.
+      expect(postsOf(event.id)).toHaveLength(delivery.attempts.length);
+      // Acked, not handed back: what comes back to the delivery queue is the retry, as attempt 2,
+      // dead-lettered by its retry queue once the schedule's wait ran out.
+      await eventually(async () => (await publisher.readyInDeliveryQueue()) === 1, 5000);
+      const next = await publisher.takeFromDeliveryQueue();
+      expect(next?.properties.messageId).toBe(event.id);
+      expect(next?.properties.headers?.[ATTEMPT_HEADER]).toBe(2);
+      expect(next?.properties.headers?.['x-death']?.[0]).toMatchObject({ queue: messagingNames(prefix).retryQueue(RETRY_DELAYS[0]!), reason: 'expired' });
+      expect(await publisher.readyInDeliveryQueue()).toBe(0);
+    });
+
+    it('fails the delivery when it was the last attempt of its series: nothing is sent again', async () => {
+      await startReadyProcess(ABORTING);
+      // RETRY_DELAYS allow 2 attempts: the first answers 500, the second (the last) hangs.
+      const event = await sigtermDuringAttempt('/last', (n) => (n === 1 ? 500 : 'hang'), 2);
+
+      const delivery = await deliveryOf(pool, event.id);
+      expect(delivery).toMatchObject({ status: 'failed', attemptCount: 2 });
+      expect(delivery.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, null]]);
+      expect(delivery.attempts[1]!.error).toMatch(ABORT_ERROR);
+      expect(postsOf(event.id)).toHaveLength(delivery.attempts.length);
+      // No retry and no message handed back, even after the retry wait.
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS[0]! * 3));
+      expect(await publisher.readyInDeliveryQueue()).toBe(0);
+      expect(await publisher.depth(messagingNames(prefix).retryQueue(RETRY_DELAYS[0]!))).toBe(0);
+    });
+
+    it('falls back to handing the message back unrecorded, its claim left to its lease, when PostgreSQL cannot be reached to record it', async () => {
+      const pgProxy = await startTcpProxy('127.0.0.1', 5432);
+      try {
+        await startReadyProcess({ ...ABORTING, DATABASE_URL: db.url.replace('127.0.0.1:5432', pgProxy.address) });
+        const event = await sigtermDuringAttempt('/no-database', () => 'hang', 1, () => pgProxy.cut());
+
+        expect(output).toMatch(/message handed back: the attempt could not be recorded and retried/);
+        expect(await deliveryOf(pool, event.id)).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+        const claim = await pool.query(`SELECT claimed_until > now() AS held FROM callback_deliveries WHERE event_id = $1`, [event.id]);
+        expect(claim.rows[0].held).toBe(true);
+        await eventually(async () => (await publisher.readyInDeliveryQueue()) === 1, 5000);
+        const back = await publisher.takeFromDeliveryQueue();
+        expect(back?.properties.messageId).toBe(event.id);
+        expect(back?.properties.headers?.[ATTEMPT_HEADER] ?? 1).toBe(1);
+      } finally {
+        await pgProxy.close();
+      }
+    });
+
+    it('falls back to handing the message back when the broker is gone before the retry is confirmed; the next process publishes the retry, and never repeats attempt 1', async () => {
+      const amqpProxy = await startTcpProxy('127.0.0.1', 5672);
+      try {
+        await startReadyProcess({ ...ABORTING, AMQP_URL: AMQP_URL.replace('127.0.0.1:5672', amqpProxy.address) });
+        // Attempt 1 hangs until SIGTERM cuts it; the broker connection is cut first. Attempt 2 answers 200.
+        const event = await sigtermDuringAttempt('/no-broker', (n) => (n === 1 ? 'hang' : 200), 1, () => amqpProxy.cut());
+
+        expect(output).toMatch(/message handed back: the attempt could not be recorded and retried/);
+        const recorded = await deliveryOf(pool, event.id);
+        expect(recorded).toMatchObject({ status: 'retrying', attemptCount: 1 });
+        expect(recorded.attempts[0]!.error).toMatch(ABORT_ERROR);
+        // The message is back (the broker requeued it when the connection went); the attempt it
+        // carries is recorded, so the next process sends nothing for it and publishes its lost retry.
+        await eventually(async () => (await publisher.readyInDeliveryQueue()) === 1, 5000);
+        await startReadyProcess();
+        await eventually(async () => (await deliveryOf(pool, event.id)).status === 'succeeded', 10_000);
+        const delivery = await deliveryOf(pool, event.id);
+        expect(delivery.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, null], [2, 200]]);
+        expect(postsOf(event.id)).toHaveLength(delivery.attempts.length);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        await amqpProxy.close();
+      }
+    });
   });
 });

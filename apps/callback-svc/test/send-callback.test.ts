@@ -4,8 +4,10 @@
  * of 499 ms): set to the same value, they fired up to a tick early and reported a network error, so
  * a reply arriving just in time was lost. Each send here starts at another point of that clock.
  */
+import net from 'node:net';
 import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
-import { createCallbackSender, type CallbackSender } from '../src/delivery';
+import { createCallbackSender, SendAbortedError, type CallbackSender } from '../src/delivery';
+import { eventually } from './support/fixtures';
 
 /** Just under three of undici's ticks: its own timer, started within a tick, fired ~250 ms early. */
 const TIMEOUT_MS = 1_497;
@@ -49,4 +51,79 @@ it('takes a reply that arrives shortly before CALLBACK_TIMEOUT_MS', async () => 
   receiver.respond = () => ({ status: 200, afterMs: TIMEOUT_MS - 300 });
   const results = await staggered(6, 80, (i) => sendTo('/late', `evt_late_${i}`));
   for (const r of results) expect(r).toMatchObject({ outcome: 'succeeded', statusCode: 200, error: null });
+});
+
+/**
+ * abortAll() (SIGTERM): a send whose request was written reached the merchant, or may have, so it is
+ * an attempt; one still connecting wrote nothing and is not (CONTRACT 5: every attempt is recorded).
+ */
+describe('abortAll', () => {
+  /** A sender of its own: abortAll() refuses every later send. The timeout is far off, so only the abort ends a send. */
+  async function withAbortingSender(run: (aborting: CallbackSender) => Promise<void>) {
+    const aborting = createCallbackSender({ timeoutMs: 60_000, allowPrivateHosts: true });
+    try {
+      await run(aborting);
+    } finally {
+      await aborting.close();
+    }
+  }
+  const request = (url: string, eventId: string) => ({ url, eventId, body: Buffer.from('{}'), signingSecrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'] });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('makes a send whose request reached the endpoint an aborted attempt: no status, an error saying we stopped, its real duration', () =>
+    withAbortingSender(async (aborting) => {
+      receiver.respond = () => 'hang';
+      const sending = aborting.send(request(`${receiver.url}/aborted`, 'evt_aborted'));
+      await receiver.waitFor(1, (r) => r.path === '/aborted');
+      await sleep(300);
+      aborting.abortAll();
+      const result = await sending;
+      expect(result).toMatchObject({ outcome: 'aborted', statusCode: null });
+      expect(result.error).toBe(`aborted: callback-svc stopped before a reply (after ${result.durationMs} ms)`);
+      expect(result.durationMs).toBeGreaterThanOrEqual(300);
+    }));
+
+  it('keeps the status of a reply whose body had not completed', () =>
+    withAbortingSender(async (aborting) => {
+      receiver.respond = () => 'stall-body';
+      const sending = aborting.send(request(`${receiver.url}/aborted-body`, 'evt_aborted_body'));
+      await receiver.waitFor(1, (r) => r.path === '/aborted-body');
+      await sleep(200);
+      aborting.abortAll();
+      const result = await sending;
+      expect(result).toMatchObject({ outcome: 'aborted', statusCode: 200 });
+      expect(result.error).toBe(`aborted: callback-svc stopped before the reply body completed (after ${result.durationMs} ms)`);
+    }));
+
+  it('rejects with SendAbortedError a send still connecting (its TLS handshake unanswered): not a byte of the request was written', async () => {
+    // A TCP server that takes the connection and never answers the ClientHello.
+    const bytes: Buffer[] = [];
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.on('data', (chunk: Buffer) => bytes.push(chunk)).on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await withAbortingSender(async (aborting) => {
+        const { port } = silent.address() as net.AddressInfo;
+        const sending = aborting.send(request(`https://127.0.0.1:${port}/tls`, 'evt_connecting'));
+        await eventually(async () => bytes.length > 0, 5_000, 20);
+        aborting.abortAll();
+        await expect(sending).rejects.toBeInstanceOf(SendAbortedError);
+        await sleep(100);
+        const seen = Buffer.concat(bytes);
+        expect(seen[0]).toBe(0x16); // a TLS handshake record: the ClientHello, nothing after it
+        expect(seen.includes('POST')).toBe(false);
+        await expect(aborting.send(request(`${receiver.url}/after`, 'evt_after'))).rejects.toBeInstanceOf(SendAbortedError);
+        // Closing does not wait for the connection still in its handshake (until the connect timeout, a minute here).
+        const closing = Date.now();
+        await aborting.close();
+        expect(Date.now() - closing).toBeLessThan(1_000);
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * SIGTERM within its budget (CONTRACT 1): CALLBACK_TIMEOUT_MS may exceed SHUTDOWN_TIMEOUT_MS, so a
- * process stopped while merchants' endpoints hang cuts those sends short, hands their messages back
- * unacked with no attempt recorded and its claims released, and exits 0 within the budget. Another
- * instance then delivers every one of those events, at once (not after the claim's lease).
+ * process stopped while merchants' endpoints hang cuts those sends short, records each as a failed
+ * attempt (their requests had reached the endpoint: CONTRACT 5, every attempt is recorded) with its
+ * retry scheduled and its claim let go, and exits 0 within the budget. Another instance then
+ * delivers every one of those events as its retry, at once (not after the claim's lease).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('SIGTERM while merchants\' endpoints hang', () => {
-  it('aborts the sends, hands their messages back with no attempt recorded, exits 0 within SHUTDOWN_TIMEOUT_MS; another instance delivers every event at once', async () => {
+  it('aborts the sends, records each as a failed attempt with its retry scheduled, exits 0 within SHUTDOWN_TIMEOUT_MS; another instance delivers every retry at once', async () => {
     const first = await startInstance();
     const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hang`;
     const events: TestEvent[] = [];
@@ -84,16 +85,18 @@ describe('SIGTERM while merchants\' endpoints hang', () => {
     expect(await first.exited).toBe(0);
     const tookMs = Date.now() - signalledAt;
     expect(tookMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
-    expect(first.output()).toMatch(/callback send aborted by shutdown/);
+    expect(first.output()).toMatch(/aborted: callback-svc stopped before a reply/);
 
-    // Nothing recorded, nothing claimed, every message back in the queue.
+    // One failed attempt recorded each, nothing claimed, every retry back in the queue after its wait.
     for (const event of events) {
       const delivery = await deliveryOf(pool, event.id);
-      expect(delivery).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+      expect(delivery).toMatchObject({ status: 'retrying', attemptCount: 1 });
+      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([null]);
+      expect(delivery.attempts[0]!.error).toMatch(/^aborted: callback-svc stopped before a reply \(after \d+ ms\)$/);
     }
     const claims = await pool.query(`SELECT count(*)::int AS n FROM callback_deliveries WHERE claimed_until IS NOT NULL`);
     expect(claims.rows[0].n).toBe(0);
-    expect(await publisher.readyInDeliveryQueue()).toBe(EVENTS);
+    await eventually(async () => (await publisher.readyInDeliveryQueue()) === EVENTS, 5_000);
 
     // A second instance takes the attempts over at once: the claims' lease (CALLBACK_TIMEOUT_MS + 5 s)
     // is two minutes, so delivery within seconds proves the claims were released.
@@ -107,9 +110,10 @@ describe('SIGTERM while merchants\' endpoints hang', () => {
     expect(Date.now() - restartedAt).toBeLessThan(15_000);
     for (const event of events) {
       const delivery = await deliveryOf(pool, event.id);
-      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
-      expect(delivery.attemptCount).toBe(1);
+      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([null, 200]);
+      expect(delivery.attemptCount).toBe(2);
     }
+    // Every POST the endpoint received is a recorded attempt.
     expect(received.filter((id) => events.some((e) => e.id === id))).toHaveLength(EVENTS * 2);
 
     second.child.kill('SIGTERM');

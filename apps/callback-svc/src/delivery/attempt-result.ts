@@ -9,7 +9,9 @@ export type AttemptOutcome =
   /** refused, reset, DNS failure, TLS failure … */
   | 'network_error'
   /** the host is or resolved to a non-public address while those are not allowed */
-  | 'private_address';
+  | 'private_address'
+  /** the request went out, then callback-svc stopped (SIGTERM) before the reply was complete */
+  | 'aborted';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;

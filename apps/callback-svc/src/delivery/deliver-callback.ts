@@ -1,7 +1,9 @@
 /**
  * One message from the delivery queue, as a few typed steps (svix's worker shape):
  * parse → admit (the merchant's share) → claim (event, URL and secret as they are now) → send →
- * record → retry or settle. A send cut short by shutdown releases its claim and hands the message back.
+ * record → retry or settle. A send cut short by shutdown after its request went out is a failed
+ * attempt, settled within a bound; one cut short before releases its claim and hands the message
+ * back (settle-aborted.ts).
  *
  * Returning acks the message; throwing hands it back to the queue (AmqpConnection). So the handler
  * returns only once the outcome is in the database and, on a failure with attempts left, the
@@ -30,9 +32,9 @@ import {
 import { groupCommit } from '@dw/batching';
 import type { MerchantShares, Slot } from './merchant-shares';
 import { markSeen, recordOutcomes, type Outcome, type RecordedStatus } from './record-attempt';
-import { releaseClaim } from './release-claim';
 import { scheduleRetry, throttle, type RetryPlan } from './schedule-retry';
 import { SendAbortedError, type CallbackSender } from './send-callback';
+import { handBackAborted, settleAborted, type AbortedSendBounds } from './settle-aborted';
 
 export interface DeliveryDeps {
   pool: Pool;
@@ -42,6 +44,8 @@ export interface DeliveryDeps {
   shares: MerchantShares;
   /** How long a claim on an attempt holds: the callback timeout plus a margin. */
   claimLeaseMs: number;
+  /** How long a send cut short by shutdown may take to be recorded and retried, or handed back. */
+  abortedSend: AbortedSendBounds;
   logger: MessagingLogger;
 }
 
@@ -150,31 +154,24 @@ async function deliver(
   try {
     result = await deps.sender.send({ url: target.url, eventId: msg.eventId, body: msg.body, signingSecrets: target.signingSecrets });
   } catch (err) {
-    if (err instanceof SendAbortedError) await handBackAborted(deps, msg);
+    if (err instanceof SendAbortedError) await handBackAborted(deps, msg, 'info', 'its request was not written yet, so no attempt is recorded');
     throw err;
   }
   callbackAttempts.inc({ outcome: result.outcome });
   callbackAttemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
-  const status = await settle(deps, steps, lane, message, msg, target, result);
+  const status =
+    result.outcome === 'aborted'
+      ? await settleAborted(deps, msg, (deadline) => settle(deps, steps, lane, message, msg, target, result, deadline))
+      : await settle(deps, steps, lane, message, msg, target, result);
   span.setAttribute('callback.delivery_status', status);
   if (status === 'failed') failSpan(span, `no attempts left: delivery failed (${result.error ?? `HTTP ${result.statusCode}`})`);
   return result.durationMs;
 }
 
-/** How long releasing an aborted send's claim may take before it is left to its lease. */
-const RELEASE_WITHIN_MS = 1_000;
-
 /**
- * A send cut short by shutdown is not an attempt: its claim is released (so the redelivered copy
- * need not wait for the lease) and its message handed back to RabbitMQ at once, unacked.
+ * Records the attempt, then schedules the next one or settles the delivery for good; returns the
+ * delivery's status. Once `deadline` (an aborted send's bound) has passed, the retry is not published.
  */
-async function handBackAborted(deps: DeliveryDeps, msg: DeliveryMessage): Promise<never> {
-  const released = await releaseClaim(deps.pool, msg.eventId, msg.attempt, RELEASE_WITHIN_MS);
-  deps.logger.info({ eventId: msg.eventId, claimReleased: released }, 'callback send aborted by shutdown; message handed back, no attempt recorded');
-  throw new HandBackError('shutting down');
-}
-
-/** Records the attempt, then schedules the next one or settles the delivery for good; returns the delivery's status. */
 async function settle(
   deps: DeliveryDeps,
   steps: Steps,
@@ -183,6 +180,7 @@ async function settle(
   msg: DeliveryMessage,
   target: DeliveryTarget,
   result: AttemptResult,
+  deadline?: AbortSignal,
 ): Promise<RecordedStatus> {
   // The schedule counts within the current series: a redelivery gets all six attempts again.
   const delayMs = result.outcome === 'succeeded' ? undefined : deps.plan.delayAfter(msg.attempt - target.seriesStart);
@@ -190,6 +188,7 @@ async function settle(
   // Recorded before the retry is published: were it the other way round, a database failure after a
   // confirmed publish would requeue this message beside its retry and fork the schedule in two.
   await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status, result, trigger: target.trigger });
+  deadline?.throwIfAborted();
   if (delayMs !== undefined) await scheduleRetry(deps.amqp, lane, message, msg.eventId, msg.attempt + 1, delayMs);
   callbackDeliveries.inc({ status });
   if (status === 'succeeded') callbackDeliveryLatency.observe((Date.now() - target.eventCreatedAt.getTime()) / 1000);

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 
 export const callbackAttempts = new Counter({
   name: 'callback_attempts_total',
-  help: 'Callback HTTP attempts by outcome (succeeded, http_status, timeout, network_error, private_address).',
+  help: 'Callback HTTP attempts by outcome (succeeded, http_status, timeout, network_error, private_address, aborted).',
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });

@@ -9,3 +9,4 @@ export * from './schedule-retry';
 export * from './deliver-callback';
 export * from './sweep-deliveries';
 export * from './release-claim';
+export * from './settle-aborted';

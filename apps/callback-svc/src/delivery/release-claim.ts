@@ -1,7 +1,8 @@
 /**
- * Gives up a claim without recording an attempt (a send cut short by shutdown). The message goes
- * back to RabbitMQ; released, its copy can take the attempt on another replica at once instead of
- * waiting for the lease (callback timeout plus a margin) to run out.
+ * Gives up a claim without recording an attempt: a send cut short by shutdown before its request was
+ * written, or one whose attempt could not be recorded and retried in time (settle-aborted.ts). The
+ * message goes back to RabbitMQ; released, its copy can take the attempt on another replica at once
+ * instead of waiting for the lease (callback timeout plus a margin) to run out.
  *
  * Best effort and bounded: a database that does not answer within `withinMs` leaves the claim to its
  * lease, which is what would happen had the process been killed.

@@ -14,9 +14,12 @@
  * this span's. A URL that cannot be requested makes no span.
  *
  * `abortAll()` (SIGTERM, CALLBACK_TIMEOUT_MS being longer than SHUTDOWN_TIMEOUT_MS) cuts every
- * exchange in flight short: such a send is no attempt at all. It throws SendAbortedError instead of
- * returning a result, so nothing is recorded and the message goes back to RabbitMQ for another
- * replica to send in full.
+ * exchange in flight short. One whose request was written has reached, or may have reached, the
+ * merchant: it is an attempt like any other and resolves with an `aborted` result (no status unless
+ * the reply's head had come, an error saying we stopped). One still connecting has written nothing:
+ * it is no attempt, and throws SendAbortedError so that nothing is recorded and the message goes
+ * back to RabbitMQ for another replica to send in full. undici tells the two apart for us: it calls
+ * the handler's onRequestStart on a connected socket in the same tick as it writes the request.
  */
 import { performance } from 'node:perf_hooks';
 import { failSpan, injectTraceHeaders, SpanKind, withSpan } from '@dw/telemetry';
@@ -47,17 +50,25 @@ export interface CallbackRequest {
 }
 
 export interface CallbackSender {
-  /** Resolves with the attempt's result; rejects with SendAbortedError once `abortAll()` was called. */
+  /**
+   * Resolves with the attempt's result (`aborted` when `abortAll()` cut it short after its request
+   * was written); rejects with SendAbortedError when it was cut short before, or began after.
+   */
   send(request: CallbackRequest): Promise<AttemptResult>;
   /** Cuts every send in flight short and refuses new ones (shutdown). */
   abortAll(): void;
+  /** Closes the connection pools: waits for the sends in flight, unless abortAll() was called. */
   close(): Promise<void>;
 }
 
-/** A send cut short by the process shutting down: not an attempt, nothing to record. */
+/**
+ * A send cut short by the process shutting down before any byte of its request was written (or
+ * refused because the process is shutting down): nothing reached the merchant, so it is not an
+ * attempt and there is nothing to record.
+ */
 export class SendAbortedError extends Error {
   constructor(readonly eventId: string) {
-    super('callback send aborted: the process is shutting down');
+    super('callback send aborted before its request was written: the process is shutting down');
     this.name = 'SendAbortedError';
   }
 }
@@ -81,6 +92,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   /** Set when the reply body went past MAX_RESPONSE_BYTES and the connection was dropped. */
   truncated = false;
   cutBy: CutReason | undefined;
+  /**
+   * Set once undici is writing the request: it calls onRequestStart on a connected socket and, unless
+   * aborted right there, writes the headers and the body (one Buffer, one corked write) in the same
+   * tick. Unset, not a byte of this request has left the process.
+   */
+  requestWritten = false;
   private controller: Dispatcher.DispatchController | undefined;
   private bytes = 0;
   private settle!: (err?: Error) => void;
@@ -97,7 +114,9 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // Aborted here, undici writes nothing (it checks right after this call).
     if (this.cutBy) controller.abort(new CutShort(this.cutBy));
+    else this.requestWritten = true;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
@@ -176,7 +195,14 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
     const err = await exchange.done;
     clearTimeout(timer);
     inFlight.delete(exchange);
-    if (exchange.cutBy === 'shutdown') throw new SendAbortedError(request.eventId);
+    if (exchange.cutBy === 'shutdown') {
+      // Still connecting: nothing reached the merchant, so this is no attempt.
+      if (!exchange.requestWritten) throw new SendAbortedError(request.eventId);
+      // The merchant has the request, or may have: an attempt that failed, and the merchant is told why.
+      const phase = exchange.statusCode === null ? 'a reply' : 'the reply body completed';
+      const result = finish('aborted', null);
+      return { ...result, error: `aborted: callback-svc stopped before ${phase} (after ${result.durationMs} ms)` };
+    }
     if (exchange.cutBy === 'timeout') {
       const phase = exchange.statusCode === null ? 'no reply' : 'the reply body did not complete';
       return finish('timeout', `timeout: ${phase} within ${timeoutMs} ms`);
@@ -192,7 +218,10 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
       shuttingDown = true;
       for (const exchange of inFlight) exchange.cut('shutdown');
     },
-    close: () => agent.close(),
+    // After abortAll() nothing is left worth waiting for, and agent.close() would wait for a request
+    // still connecting (a TLS handshake or a SYN unanswered) until the connect timeout,
+    // CALLBACK_TIMEOUT_MS, past the shutdown budget: destroy drops it at once.
+    close: () => (shuttingDown ? agent.destroy() : agent.close()),
   };
 }
 
