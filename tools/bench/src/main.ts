@@ -16,7 +16,7 @@ import { ratioChart } from './chart';
 import { rssText, setReceiverBase, startBenchStack, type Ctx, type Options } from './context';
 import { killStarted, startBaseline, startReceiver } from './processes';
 import { profileFigure } from './profile';
-import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, notifyFigure } from './scenarios';
+import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, notifyFigure, recoveryIsolationFigure } from './scenarios';
 import { markdownTable } from './stats';
 
 const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'isolation', 'memory', 'notify', 'profile'];
@@ -63,7 +63,10 @@ async function main() {
       await main.close();
       main = undefined;
     }
-    if (has('isolation')) for (const mode of ['hang', 'slow', '429', '503'] as const) ctx.rows.push(await isolationFigure(ctx, mode));
+    if (has('isolation')) {
+      for (const mode of ['hang', 'slow', '429', '503'] as const) ctx.rows.push(await isolationFigure(ctx, mode));
+      ctx.rows.push(await recoveryIsolationFigure(ctx));
+    }
     if (has('memory')) ctx.rows.push(await memoryFigure(ctx));
     if (has('notify')) ctx.rows.push(await notifyFigure(ctx));
     if (has('profile')) {

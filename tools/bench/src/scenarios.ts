@@ -2,7 +2,7 @@
  * The figures of issue 7, each beside its baseline or target. Every loop is bounded in count and
  * in time; every address is 127.0.0.1.
  */
-import type { Stack } from '../../e2e/test/support/stack';
+import { api, type Stack } from '../../e2e/test/support/stack';
 import { closedLoop, rawPostLoop, type LoadResult } from './processes';
 import { gatewayClient, type Created } from './load';
 import { alternate, fmt, median, ratio, summarize } from './stats';
@@ -286,36 +286,89 @@ export async function latencyFigure(ctx: Ctx, stack: Stack): Promise<Row> {
 export async function isolationFigure(ctx: Ctx, mode: 'hang' | 'slow' | '429' | '503'): Promise<Row> {
   const { quick } = ctx.opts;
   const aCount = quick ? 100 : 300;
-  const bCount = quick ? 20 : 60;
-  const waitMs = quick ? 10_000 : 20_000;
   const stack = await startBenchStack(`iso_${mode}`);
   const client = gatewayClient(stack.gateway);
   const rss = stackRss(stack).start();
   try {
     const a = await merchantWithCallback(stack, `/${mode}/iso-a-${mode}`, 'Merchant A');
     const b = await merchantWithCallback(stack, `/ok/iso-b-${mode}`, 'Merchant B');
-    ctx.log(`isolation (${mode}): A creates ${aCount}, then B ${bCount} at 10/s`);
+    ctx.log(`isolation (${mode}): A creates ${aCount}, then B creates at 10/s`);
     await client.burst(a.apiToken, aCount, 50);
-    const { created } = await client.steady(b.apiToken, 10, bCount / 10);
-    await ctx.receiver.waitForIds(`iso-b-${mode}`, created.length, waitMs);
-    const firsts = ctx.receiver.firstArrivals(`iso-b-${mode}`);
-    const delays = created.map((c: Created) => firsts.get(c.id)).map((t, i) => (t === undefined ? undefined : t - created[i]!.at));
-    const arrived = delays.filter((d): d is number => d !== undefined);
-    const s = summarize(arrived);
     const what = { hang: 'hangs', slow: 'answers after 2 s', '429': 'answers 429', '503': 'answers 503' }[mode];
-    return {
-      figure: `Isolation: A ${what}, B's delay after 201`,
-      ours: `${arrived.length}/${created.length} arrived`,
-      baseline: 'all, p99 < 1 s',
-      oursLatency: arrived.length ? `${fmt(s.p50)} / ${fmt(s.p99)} / max ${fmt(s.max)}` : `none in ${waitMs / 1000} s`,
-      rss: rss.stop(),
-      note: `A: ${aCount} burst, ${ctx.receiver.arrivals(`iso-a-${mode}`).length} attempts reached A's endpoint; waited ≤ ${waitMs / 1000} s after B's last 201`,
-    };
+    return await bDelaysRow(ctx, client, b.apiToken, `iso-b-${mode}`, `Isolation: A ${what}, B's delay after 201`, rss, () =>
+      `A: ${aCount} burst, ${ctx.receiver.arrivals(`iso-a-${mode}`).length} attempts reached A's endpoint`,
+    );
   } finally {
     rss.stop();
     await client.close();
     await stack.close();
   }
+}
+
+/**
+ * Isolation from a recovery, the largest burst a merchant can start at will: A's deliveries all
+ * ended skipped (no URL), A points its URL at an endpoint answering after 2 s and recovers them all
+ * while B creates at 10/s. The manual lane keeps B's callbacks as quick as without it.
+ */
+export async function recoveryIsolationFigure(ctx: Ctx): Promise<Row> {
+  const aCount = ctx.opts.quick ? 500 : 2500;
+  const stack = await startBenchStack('iso_recovery');
+  const client = gatewayClient(stack.gateway);
+  const rss = stackRss(stack).start();
+  try {
+    const a = await merchantWithCallback(stack, null, 'Merchant A');
+    const b = await merchantWithCallback(stack, '/ok/iso-b-recovery', 'Merchant B');
+    ctx.log(`isolation (recovery): A creates ${aCount} with no URL, then recovers them to a slow endpoint while B creates at 10/s`);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await client.burst(a.apiToken, aCount, 50);
+    const skipped = `SELECT count(*)::int AS n FROM callback_deliveries d JOIN transaction_events e ON e.id = d.event_id
+                      WHERE e.merchant_id = $1 AND d.status = 'skipped'`;
+    const deadline = Date.now() + 60_000;
+    while ((await withDb(stack, async (db) => (await db.query(skipped, [a.merchantId])).rows[0].n as number)) < aCount && Date.now() < deadline) await sleep(200);
+    const callA = api(stack, a.apiToken);
+    await callA('PUT', '/api/updateCallbackUrlDeposit', { url: `${ctx.receiver.url}/slow/iso-a-recovery` });
+    let recovered = 0;
+    const recovery = sleep(1000).then(async () => {
+      recovered = (await callA('POST', '/api/recoverCallbacks', { since })).json?.recovered ?? 0;
+    });
+    const row = await bDelaysRow(ctx, client, b.apiToken, 'iso-b-recovery', `Isolation: A recovers ${aCount} to a slow endpoint, B's delay after 201`, rss, () =>
+      `A: ${recovered} recovered 1 s into B's run, ${ctx.receiver.arrivals('iso-a-recovery').length} reached A's endpoint (2 s each)`,
+    );
+    await recovery;
+    return row;
+  } finally {
+    rss.stop();
+    await client.close();
+    await stack.close();
+  }
+}
+
+/** B creates at 10/s for 6 s (2 s quick); the row is its callbacks' delays after their 201s. */
+async function bDelaysRow(
+  ctx: Ctx,
+  client: ReturnType<typeof gatewayClient>,
+  token: string,
+  tag: string,
+  figure: string,
+  rss: ReturnType<typeof stackRss>,
+  aNote: () => string,
+): Promise<Row> {
+  const bCount = ctx.opts.quick ? 20 : 60;
+  const waitMs = ctx.opts.quick ? 10_000 : 20_000;
+  const { created } = await client.steady(token, 10, bCount / 10);
+  await ctx.receiver.waitForIds(tag, created.length, waitMs);
+  const firsts = ctx.receiver.firstArrivals(tag);
+  const delays = created.map((c: Created) => firsts.get(c.id)).map((t, i) => (t === undefined ? undefined : t - created[i]!.at));
+  const arrived = delays.filter((d): d is number => d !== undefined);
+  const s = summarize(arrived);
+  return {
+    figure,
+    ours: `${arrived.length}/${created.length} arrived`,
+    baseline: 'all, p99 < 1 s',
+    oursLatency: arrived.length ? `${fmt(s.p50)} / ${fmt(s.p99)} / max ${fmt(s.max)}` : `none in ${waitMs / 1000} s`,
+    rss: rss.stop(),
+    note: `${aNote()}; waited ≤ ${waitMs / 1000} s after B's last 201`,
+  };
 }
 
 /** Figure 6: RSS with many callbacks waiting on hanging endpoints. */
