@@ -1,7 +1,8 @@
 /**
  * Forwarding through @fastify/reply-from over keep-alive undici pools. The client's own
  * x-merchant-id, x-internal-auth and token never reach the services; the authenticated merchant's
- * id does, with the gateway's proof of this very request (libs/http-kit internal-auth.ts).
+ * id does, with the gateway's proof of this very request, body included (libs/http-kit
+ * internal-auth.ts). Each attempt, retries included, carries a proof of its own.
  */
 import { HEADER_API_TOKEN, HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
 import { HEADER_INTERNAL_AUTH, sendProblem, type InternalAuth } from '@dw/http-kit';
@@ -70,10 +71,14 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
   // it); the proof below signs exactly that.
   const q = request.url.indexOf('?');
   const target = q === -1 ? path : path + request.url.slice(q);
+  // The body was parsed (and validated) as JSON here; it goes on as JSON, whatever parameters the
+  // client's content-type carried (reply-from's strict parser throws on `application/json;;;`).
+  // These exact bytes are what the proof's digest covers.
+  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const prove = (merchantId: string | undefined, requestId: string) =>
+    request.server.internalAuth.headers({ method: request.method, path: target, merchantId: merchantId ?? '', requestId, body });
   return reply.from(path, {
-    // The body was parsed (and validated) as JSON here; it goes on as JSON, whatever parameters the
-    // client's content-type carried (reply-from's strict parser throws on `application/json;;;`).
-    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body), contentType: 'application/json' }),
+    ...(body === undefined ? {} : { body, contentType: 'application/json' }),
     rewriteRequestHeaders: (req, headers) => {
       const out = { ...headers };
       delete out[HEADER_API_TOKEN];
@@ -84,13 +89,17 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       for (const h of TRACE_HEADERS) delete out[h];
       for (const h of NOT_FORWARDED) delete out[h];
       injectTraceHeaders(out);
-      const proof = request.server.internalAuth.headers({
-        method: request.method,
-        path: target,
-        merchantId: req.merchantId ?? '',
-        requestId: String(req.id),
-      });
-      return { ...out, ...proof };
+      return { ...out, ...prove(req.merchantId, String(req.id)) };
+    },
+    // reply-from retries a GET the upstream answered 503 (up to 10 times) with the same headers; a
+    // receiver accepts a proof once, so each retry carries a proof of its own.
+    retryDelay: ({ req, res, err, attempt, getDefaultDelay }) => {
+      const delay = getDefaultDelay(req, res, err, attempt);
+      if (delay !== null) {
+        const headers = req.headers as Record<string, string>;
+        headers[HEADER_INTERNAL_AUTH] = prove(request.merchantId, String(request.id))[HEADER_INTERNAL_AUTH]!;
+      }
+      return delay;
     },
     rewriteHeaders: (headers) => {
       const out = { ...headers };

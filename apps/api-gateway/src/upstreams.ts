@@ -27,7 +27,8 @@ export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): Toke
   return async (tokenHash) => {
     let res;
     try {
-      const proof = auth.headers({ method: 'POST', path: RESOLVE_PATH, merchantId: '', requestId: randomUUID() });
+      const body = JSON.stringify({ tokenHash });
+      const proof = auth.headers({ method: 'POST', path: RESOLVE_PATH, merchantId: '', requestId: randomUUID(), body });
       // The lookup belongs to the trace of the request that needed it (the gateway writes its trace
       // context itself: no undici instrumentation here).
       const headers: Record<string, string> = { 'content-type': 'application/json', ...proof };
@@ -36,7 +37,7 @@ export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): Toke
         method: 'POST',
         path: RESOLVE_PATH,
         headers,
-        body: JSON.stringify({ tokenHash }),
+        body,
       });
     } catch {
       throw serviceUnavailable();

@@ -30,6 +30,16 @@ describe('GET /ui/viewTransaction from a caller that is not the gateway', () => 
     const res = await t.ui.unsignedInject({ method: 'GET', url, headers: proof(INTERNAL_SECRET) });
     expect(res.statusCode).toBe(200);
     expect(t.upstream.calls).toHaveLength(1);
-    expect(t.upstream.calls[0]!.headers['x-internal-auth']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(t.upstream.calls[0]!.headers['x-internal-auth']).toMatch(/^t=\d+,n=[\w-]{22},b=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
+  });
+
+  it('answers a proof once: the same headers again get 401, without asking transactions-svc', async () => {
+    t.upstream.calls.length = 0;
+    const captured = proof(INTERNAL_SECRET);
+    expect((await t.ui.unsignedInject({ method: 'GET', url, headers: captured })).statusCode).toBe(200);
+    const replayed = await t.ui.unsignedInject({ method: 'GET', url, headers: captured });
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.json()).toMatchObject({ code: 'unauthorized' });
+    expect(t.upstream.calls).toHaveLength(1);
   });
 });

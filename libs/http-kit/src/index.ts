@@ -9,3 +9,4 @@ export * from './create-service';
 export * from './run-service';
 export * from './merchant-scope';
 export * from './internal-auth';
+export * from './replay-guard';

@@ -1,6 +1,8 @@
 /**
  * The one parser of request bodies (application/json) every service uses. In order, it refuses:
  *
+ * - on a route that wants the gateway's proof, bytes other than those the proof covers: 401
+ *   (merchant-scope.ts). Checked on the raw bytes before anything else reads them.
  * - any content coding (`Content-Encoding: gzip`, `br`…): 415. Nothing here decompresses, so a
  *   gzip body failed as "not UTF-8" (400) and a plain body labelled gzip was taken as it was.
  * - a charset other than UTF-8 (`charset=iso-8859-1`, `utf-16`…): 415. JSON is UTF-8 (RFC 8259
@@ -15,6 +17,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, validationFailed, type FieldError } from './errors';
+import { refuseUnprovenBody } from './merchant-scope';
 
 /** A parameter of a media type (RFC 9110 §5.6.6), its value a quoted-string or anything up to the next `;`. */
 const PARAMETER = /;\s*([^;=\s]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
@@ -95,6 +98,8 @@ export function useStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const unproven = refuseUnprovenBody(request, body as Buffer);
+    if (unproven) return done(unproven, undefined);
     const refused = checkEncoding(request.headers['content-encoding'], request.headers['content-type']);
     if (refused) return done(refused, undefined);
     if (!isUtf8(body as Buffer)) {

@@ -1,4 +1,4 @@
-import { canonicalPath, InternalAuth, INTERNAL_AUTH_WINDOW_SECONDS } from '../src/internal-auth';
+import { bodyDigest, canonicalPath, EMPTY_BODY_DIGEST, InternalAuth, INTERNAL_AUTH_WINDOW_SECONDS } from '../src/internal-auth';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
@@ -8,7 +8,7 @@ describe('the gateway proof (x-internal-auth)', () => {
   it('verifies a fresh signature of exactly the request signed', () => {
     const auth = new InternalAuth([A]);
     const header = auth.sign(req);
-    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(header).toMatch(/^t=\d+,n=[A-Za-z0-9_-]{22},b=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
     expect(auth.verify(header, req)).toBe(true);
     for (const other of [
       { ...req, method: 'POST' },
@@ -39,7 +39,7 @@ describe('the gateway proof (x-internal-auth)', () => {
     expect(new InternalAuth([B]).verify(rotating.sign(req), req)).toBe(true);
   });
 
-  it.each([undefined, '', 't=1', 'v1=00', `t=1,v1=${'0'.repeat(63)}`, ['t=1,v1=x']])('refuses a malformed header %p', (header) => {
+  it.each([undefined, '', 't=1', 'v1=00', `t=1,v1=${'0'.repeat(63)}`, ['t=1,v1=x'], `t=1,n=${'A'.repeat(22)},b=${'0'.repeat(64)},v2=${'0'.repeat(63)}`])('refuses a malformed header %p', (header) => {
     expect(new InternalAuth([A]).verify(header, req)).toBe(false);
   });
 
@@ -49,5 +49,70 @@ describe('the gateway proof (x-internal-auth)', () => {
     const auth = new InternalAuth([A]);
     const header = auth.sign({ ...req, path: '/api/transactions?orderId=é' });
     expect(auth.verify(header, { ...req, path: '/api/transactions?orderId=%C3%A9' })).toBe(true);
+  });
+
+  it('signs the exact body bytes: another body, or none, does not verify', () => {
+    const auth = new InternalAuth([A]);
+    const body = '{"url":"https://merchant.example/cb"}';
+    const header = auth.sign({ ...req, method: 'PUT', body });
+    expect(auth.verify(header, { ...req, method: 'PUT', body })).toBe(true);
+    expect(auth.verify(header, { ...req, method: 'PUT', body: Buffer.from(body) })).toBe(true);
+    for (const other of ['{"url":"https://attacker.example/cb"}', `${body} `, '{ "url":"https://merchant.example/cb"}', '', undefined]) {
+      expect(auth.verify(header, { ...req, method: 'PUT', body: other })).toBe(false);
+    }
+  });
+
+  it('gives the proof of a body-less request the fixed digest of the empty body', () => {
+    const auth = new InternalAuth([A]);
+    expect(EMPTY_BODY_DIGEST).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(auth.check(auth.sign(req), req)?.bodyDigest).toBe(EMPTY_BODY_DIGEST);
+    expect(auth.verify(auth.sign(req), { ...req, body: '' })).toBe(true);
+    expect(auth.verify(auth.sign(req), { ...req, body: '{}' })).toBe(false);
+  });
+
+  it('checks the header before the body arrives and names the digest the body must have', () => {
+    const auth = new InternalAuth([A]);
+    const body = '{"amount":"10"}';
+    const proof = auth.check(auth.sign({ ...req, body }), req);
+    expect(proof?.bodyDigest).toBe(bodyDigest(body));
+    // The digest in the header is signed: a header whose b= was swapped for another body's fails.
+    const header = auth.sign({ ...req, body });
+    const swapped = header.replace(/b=[0-9a-f]{64}/, `b=${bodyDigest('{"amount":"99999"}')}`);
+    expect(auth.check(swapped, req)).toBeUndefined();
+  });
+
+  it('never signs two requests alike, even the same request twice in one second', () => {
+    const auth = new InternalAuth([A], () => 1_000_000_000_000);
+    const first = auth.sign(req);
+    const second = auth.sign(req);
+    expect(second).not.toBe(first);
+    expect(auth.verify(first, req)).toBe(true);
+    expect(auth.verify(second, req)).toBe(true);
+  });
+});
+
+describe('a proof is accepted once (replay guard)', () => {
+  it('accepts a proof the first time and refuses it every time after while it could be fresh', () => {
+    const auth = new InternalAuth([A]);
+    const proof = auth.check(auth.sign(req), req)!;
+    expect(auth.replays.firstSighting(proof)).toBe(true);
+    expect(auth.replays.firstSighting(proof)).toBe(false);
+    expect(auth.replays.firstSighting({ ...proof })).toBe(false);
+    // Another proof of the very same request (its own nonce) is another request.
+    expect(auth.replays.firstSighting(auth.check(auth.sign(req), req)!)).toBe(true);
+  });
+
+  it('forgets a proof once the freshness window has closed on it, so memory stays bounded', () => {
+    let now = 1_000_000_000_000;
+    const auth = new InternalAuth([A], () => now);
+    for (let i = 0; i < 1000; i++) expect(auth.replays.firstSighting(auth.check(auth.sign(req), req)!)).toBe(true);
+    expect(auth.replays.size).toBe(1000);
+    const last = auth.check(auth.sign(req), req)!;
+    expect(auth.replays.firstSighting(last)).toBe(true);
+    now += INTERNAL_AUTH_WINDOW_SECONDS * 1000;
+    expect(auth.replays.firstSighting(last)).toBe(false); // still fresh: still remembered
+    now += 2000;
+    expect(auth.replays.firstSighting(auth.check(auth.sign(req), req)!)).toBe(true);
+    expect(auth.replays.size).toBe(1); // the 1,001 expired ones are gone
   });
 });

@@ -55,7 +55,7 @@ const junkOfOurShape = () => `dwk_${randomBytes(32).toString('base64url')}`;
 describe('only the gateway speaks for a merchant', () => {
   const forgedProofs: [string, Record<string, string>][] = [
     ['no proof', {}],
-    ['a made-up proof', { 'x-internal-auth': `t=${Math.floor(Date.now() / 1000)},v1=${'ab'.repeat(32)}` }],
+    ['a made-up proof', { 'x-internal-auth': `t=${Math.floor(Date.now() / 1000)},n=${'A'.repeat(22)},b=${'0'.repeat(64)},v2=${'ab'.repeat(32)}` }],
   ];
 
   it.each(forgedProofs)('transactions-svc answers 401 problem+json to a direct caller naming a merchant with %s, and changes nothing', async (_n, proof) => {
@@ -97,7 +97,7 @@ describe('only the gateway speaks for a merchant', () => {
   });
 
   it("ignores identity headers a client sends to the gateway: the token's merchant is the one acted for", async () => {
-    const forged = { 'x-merchant-id': m2.merchantId, 'x-internal-auth': `t=${Math.floor(Date.now() / 1000)},v1=${'cd'.repeat(32)}` };
+    const forged = { 'x-merchant-id': m2.merchantId, 'x-internal-auth': `t=${Math.floor(Date.now() / 1000)},n=${'A'.repeat(22)},b=${'0'.repeat(64)},v2=${'cd'.repeat(32)}` };
     const created = await api(stack, m1.apiToken)('POST', '/api/createDeposit', { amount: '1', currency: 'USD', orderId: `own-${randomUUID()}` }, forged);
     expect(created.status).toBe(201);
     const seen = await api(stack, m2.apiToken)('GET', `/ui/viewTransaction?id=${created.json.id}`, undefined, { accept: 'application/json' });

@@ -23,9 +23,10 @@ afterAll(async () => {
 const deposit = { amount: '10', currency: 'USD', orderId: 'forged-1' };
 const createOpts = { method: 'POST' as const, url: '/api/createDeposit', payload: deposit };
 
-function signedBy(secret: string, merchantId: string, opts: { method: string; url: string }, at = Date.now()) {
+function signedBy(secret: string, merchantId: string, opts: { method: string; url: string; payload?: object }, at = Date.now()) {
   const auth = new InternalAuth([secret], () => at);
-  return auth.headers({ method: opts.method, path: opts.url, merchantId, requestId: randomUUID() });
+  const body = opts.payload === undefined ? undefined : JSON.stringify(opts.payload);
+  return auth.headers({ method: opts.method, path: opts.url, merchantId, requestId: randomUUID(), body });
 }
 
 describe('merchant routes refuse a caller that is not the gateway', () => {
@@ -76,6 +77,39 @@ describe('merchant routes refuse a caller that is not the gateway', () => {
   });
 });
 
+describe('a captured proof is good for exactly the request it was made for, once', () => {
+  const withdraw = { method: 'POST' as const, url: '/api/createWithdraw' };
+  const genuine = JSON.stringify({ amount: '10.00', currency: 'USD', orderId: 'captured-1', destination: 'merchant-iban' });
+
+  function captured(body: string) {
+    const proof = signedBy(INTERNAL_SECRET, svc.merchantA, { ...withdraw, payload: JSON.parse(body) });
+    return { ...withdraw, payload: body, headers: { ...proof, 'content-type': 'application/json' } };
+  }
+
+  it('refuses the same headers with another body (401, as any failed proof) and creates nothing', async () => {
+    const request = captured(genuine);
+    const before = await rowCounts(svc.db);
+    const forged = JSON.stringify({ amount: '9999.00', currency: 'USD', orderId: 'captured-2', destination: 'attacker-iban' });
+    const res = await svc.app.inject({ ...request, payload: forged });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json()).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect(await rowCounts(svc.db)).toEqual(before);
+    // The genuine request, arriving after the forgery, is still acted on.
+    expect((await svc.app.inject(request)).statusCode).toBe(201);
+  });
+
+  it('refuses the same headers and body sent again, and changes nothing', async () => {
+    const put = { method: 'PUT' as const, url: '/api/updateCallbackUrlWithdraw', payload: { url: 'https://93.184.216.34/merchant' } };
+    const proof = signedBy(INTERNAL_SECRET, svc.merchantB, put);
+    const request = { ...put, payload: JSON.stringify(put.payload), headers: { ...proof, 'content-type': 'application/json' } };
+    expect((await svc.app.inject(request)).statusCode).toBe(200);
+    const replayed = await svc.app.inject(request);
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.json()).toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+});
+
 describe('rotating INTERNAL_AUTH_SECRETS without downtime', () => {
   it('accepts proofs signed with every configured secret, and no other', async () => {
     const get = { method: 'GET', url: '/api/getCallbackUrls' };
@@ -104,9 +138,11 @@ describe('POST /internal/auth/resolve', () => {
 
   it("answers the gateway's proven request (404 for an unknown hash)", async () => {
     const auth = new InternalAuth([INTERNAL_SECRET]);
+    const body = JSON.stringify(resolve.payload);
     const res = await svc.app.inject({
       ...resolve,
-      headers: auth.headers({ method: 'POST', path: resolve.url, merchantId: '', requestId: randomUUID() }),
+      payload: body,
+      headers: { 'content-type': 'application/json', ...auth.headers({ method: 'POST', path: resolve.url, merchantId: '', requestId: randomUUID(), body }) },
     });
     expect(res.statusCode).toBe(404);
   });

@@ -16,11 +16,22 @@ export const ADMIN_TOKEN = 'test-admin-token';
 export const INTERNAL_SECRET = 'test-internal-auth-secret-0123456789abcdef';
 export const internalAuth = new InternalAuth([INTERNAL_SECRET]);
 
-/** inject options carrying the gateway's proof for this merchant (the path is signed with its query). */
+/**
+ * inject options carrying the gateway's proof for this merchant: the path is signed with its query,
+ * and an object payload is sent as the JSON text the proof's digest covers, as the gateway does.
+ */
 export function asGateway(merchantId: string, opts: InjectOptions): InjectOptions {
   const path = typeof opts.url === 'string' ? opts.url : String(opts.url);
-  const proof = internalAuth.headers({ method: opts.method ?? 'GET', path, merchantId, requestId: randomUUID() });
-  return { ...opts, headers: { ...proof, ...(opts.headers ?? {}) } };
+  // What light-my-request sends: nothing for a falsy payload, a string or Buffer as it is, JSON otherwise.
+  const { payload } = opts;
+  const asJson = Boolean(payload) && typeof payload !== 'string' && !Buffer.isBuffer(payload);
+  const body = !payload ? undefined : asJson ? JSON.stringify(payload) : (payload as string | Buffer);
+  const proof = internalAuth.headers({ method: opts.method ?? 'GET', path, merchantId, requestId: randomUUID(), body });
+  return {
+    ...opts,
+    ...(body === undefined ? {} : { payload: body }),
+    headers: { ...proof, ...(asJson ? { 'content-type': 'application/json' } : {}), ...(opts.headers ?? {}) },
+  };
 }
 
 export interface TestService {

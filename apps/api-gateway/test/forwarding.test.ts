@@ -1,0 +1,89 @@
+/**
+ * What the gateway puts on the wire to an internal service: a proof of each request, body included,
+ * that the service's own guard (libs/http-kit requireMerchant) accepts, and a proof of its own on
+ * every retry, since the guard accepts a proof once. The upstream is a real HTTP server.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createService, InternalAuth, requireMerchant } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { MemoryRateLimiter } from '../src/auth/rate-limiter';
+import { TokenResolver } from '../src/auth/token-resolver';
+import { upstream } from '../src/upstreams';
+
+const SECRET = 'forwarding-test-secret-0123456789abcdef';
+const MERCHANT = '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01';
+const TOKEN = `dwk_${randomBytes(32).toString('base64url')}`;
+
+let service: FastifyInstance;
+let gateway: FastifyInstance;
+let seen: { proof: string; body: unknown }[];
+let unavailableFirst = 0;
+
+beforeAll(async () => {
+  service = createService({ logger: pino({ level: 'silent' }), readiness: {} });
+  await service.register(async (scope) => {
+    requireMerchant(scope, new InternalAuth([SECRET]));
+    scope.get('/api/getCallbackUrls', async (request, reply) => {
+      seen.push({ proof: String(request.headers['x-internal-auth']), body: undefined });
+      if (unavailableFirst > 0) {
+        unavailableFirst--;
+        return reply.code(503).header('retry-after', '0').send({ status: 503, code: 'service_unavailable' });
+      }
+      return { depositCallbackUrl: null, withdrawCallbackUrl: null };
+    });
+    scope.put('/api/updateCallbackUrlDeposit', async (request) => {
+      seen.push({ proof: String(request.headers['x-internal-auth']), body: request.body });
+      return { depositCallbackUrl: (request.body as { url: string }).url, withdrawCallbackUrl: null };
+    });
+  });
+  await service.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
+  gateway = await buildApp({
+    logger: pino({ level: 'silent' }),
+    resolver: new TokenResolver(async () => MERCHANT, 30_000),
+    limiter: new MemoryRateLimiter(1000),
+    badTokenLimitPerMinute: 60,
+    internalAuth: new InternalAuth([SECRET]),
+    transactions: upstream(url, 5_000),
+    ui: upstream(url, 5_000),
+  });
+});
+beforeEach(() => {
+  seen = [];
+  unavailableFirst = 0;
+});
+afterAll(async () => {
+  await gateway?.close();
+  await service?.close();
+});
+
+describe('forwarding to an internal service', () => {
+  it('proves the body it forwards: the service acts on it', async () => {
+    const res = await gateway.inject({
+      method: 'PUT',
+      url: '/api/updateCallbackUrlDeposit',
+      headers: { serviceapitoken: TOKEN, 'content-type': 'application/json; charset=utf-8' },
+      // Spelled with spaces: the gateway re-serialises it and signs what it sends.
+      payload: '{ "url" : "https://merchant.example/cb" }',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(seen).toEqual([{ proof: expect.stringMatching(/^t=\d+,n=[\w-]{22},b=[0-9a-f]{64},v2=[0-9a-f]{64}$/), body: { url: 'https://merchant.example/cb' } }]);
+  });
+
+  it('signs every retry of a GET anew: a 503 retried by the proxy still reaches the handler', async () => {
+    unavailableFirst = 2;
+    const res = await gateway.inject({ method: 'GET', url: '/api/getCallbackUrls', headers: { serviceapitoken: TOKEN } });
+    expect(res.statusCode).toBe(200);
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((s) => s.proof)).size).toBe(3);
+  });
+
+  it('signs two identical requests with one x-request-id apart: both are acted on', async () => {
+    const headers = { serviceapitoken: TOKEN, 'x-request-id': 'merchant-retry-1' };
+    for (let i = 0; i < 2; i++) expect((await gateway.inject({ method: 'GET', url: '/api/getCallbackUrls', headers })).statusCode).toBe(200);
+    expect(seen).toHaveLength(2);
+  });
+});
