@@ -171,6 +171,8 @@ export async function settleDue(db: pg.Pool, settleMs: number, batch = 100): Pro
           ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
     WHERE t.id = due.id
     RETURNING t.*`;
-  const rows = await writeWithEvents(db, withEventsFor(update, 'sandbox settlement', null));
+  // Each settled event continues the trace of the request that created its transaction (stored on
+  // the row), so an SRE sees create, settlement and both callbacks in one trace in Jaeger.
+  const rows = await writeWithEvents(db, withEventsFor(update, 'sandbox settlement', ROW_TRACEPARENT));
   return rows.length;
 }

@@ -1,11 +1,18 @@
+import { withSpan } from '@dw/telemetry';
+import { installTestTracing } from '@dw/testing';
 import { startTestService, type TestService } from '../support/service';
+
+const tracing = installTestTracing();
 
 const SETTLE_MS = 300;
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService('settler', { sandboxSettleMs: SETTLE_MS });
 });
-afterAll(async () => svc?.close());
+afterAll(async () => {
+  await svc?.close();
+  await tracing.uninstall();
+});
 
 let n = 0;
 const create = async (amount: string) =>
@@ -39,6 +46,23 @@ describe('sandbox settler (SANDBOX_SETTLE_MS)', () => {
     expect(settledAfter).toBeGreaterThanOrEqual(SETTLE_MS);
     expect(settledAfter).toBeLessThan(SETTLE_MS + 3000);
     expect(detail.events.map((e: { type: string }) => e.type)).toEqual(['deposit.pending', 'deposit.completed']);
+  });
+
+  it('continues the trace of the request that created the transaction: its settled event and outbox message carry that traceparent', async () => {
+    let traceId = '';
+    const created = await withSpan('merchant request', {}, (span) => {
+      traceId = span.spanContext().traceId;
+      return svc.as(svc.merchantA, { method: 'POST', url: '/api/createDeposit', payload: { amount: '7.00', currency: 'USD', orderId: `settle-${++n}` } });
+    });
+    expect(created.statusCode).toBe(201);
+    const { detail } = await waitForFinal(created.json().id);
+    const events = await svc.db.$queryRaw<{ type: string; traceparent: string | null }[]>`
+      SELECT type, traceparent FROM transaction_events WHERE transaction_id = ${created.json().id}::uuid ORDER BY sequence`;
+    expect(events.map((e) => e.type)).toEqual(['deposit.pending', detail.transaction.status === 'completed' ? 'deposit.completed' : 'deposit.failed']);
+    for (const e of events) expect(e.traceparent).toContain(traceId);
+    const [outboxed] = await svc.db.$queryRaw<{ headers: Record<string, unknown> }[]>`
+      SELECT headers FROM outbox WHERE event_id = ${detail.events[1].id}`;
+    if (outboxed) expect(String(outboxed.headers.traceparent)).toContain(traceId); // unless a relay published it already
   });
 
   it('fails a transaction whose amount fraction is exactly .66', async () => {
