@@ -2,7 +2,7 @@
  * The figures of issue 7, each beside its baseline or target. Every loop is bounded in count and
  * in time; every address is 127.0.0.1.
  */
-import { api, type Stack } from '../../e2e/test/support/stack';
+import { api, skippedDeliveries, type Stack } from '../../e2e/test/support/stack';
 import { closedLoop, rawPostLoop, type LoadResult } from './processes';
 import { gatewayClient, type Created } from './load';
 import { alternate, fmt, median, ratio, summarize } from './stats';
@@ -321,10 +321,7 @@ export async function recoveryIsolationFigure(ctx: Ctx): Promise<Row> {
     ctx.log(`isolation (recovery): A creates ${aCount} with no URL, then recovers them to a slow endpoint while B creates at 10/s`);
     const since = new Date(Date.now() - 60_000).toISOString();
     await client.burst(a.apiToken, aCount, 50);
-    const skipped = `SELECT count(*)::int AS n FROM callback_deliveries d JOIN transaction_events e ON e.id = d.event_id
-                      WHERE e.merchant_id = $1 AND d.status = 'skipped'`;
-    const deadline = Date.now() + 60_000;
-    while ((await withDb(stack, async (db) => (await db.query(skipped, [a.merchantId])).rows[0].n as number)) < aCount && Date.now() < deadline) await sleep(200);
+    await skippedDeliveries(stack, a.merchantId, aCount);
     const callA = api(stack, a.apiToken);
     await callA('PUT', '/api/updateCallbackUrlDeposit', { url: `${ctx.receiver.url}/slow/iso-a-recovery` });
     let recovered = 0;

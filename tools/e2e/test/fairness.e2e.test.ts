@@ -10,8 +10,7 @@
  * merchant's endpoint has just turned slow and is not yet judged so.
  */
 import { startCallbackReceiver, type CallbackReceiver, type Reaction, type ReceivedCallback } from '@dw/testing';
-import pg from 'pg';
-import { api, eventually, startStack, type Merchant, type Stack } from './support/stack';
+import { api, skippedDeliveries, startStack, type Merchant, type Stack } from './support/stack';
 
 let stack: Stack;
 let receiver: CallbackReceiver;
@@ -94,15 +93,7 @@ describe('merchant A recovers 2,500 callbacks to an endpoint that has just turne
 
     // A has no callback URL yet: each of its 2,500 deliveries ends skipped, which recovery restarts.
     await burst(a, 2500, 50, 'a-recovery');
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await db.connect();
-    const SKIPPED = `SELECT count(*)::int AS n FROM callback_deliveries d JOIN transaction_events e ON e.id = d.event_id
-                      WHERE e.merchant_id = $1 AND d.status = 'skipped'`;
-    try {
-      await eventually(async () => (await db.query(SKIPPED, [a.merchantId])).rows[0].n, (n) => n === 2500, 60_000);
-    } finally {
-      await db.end();
-    }
+    expect(await skippedDeliveries(stack, a.merchantId, 2500)).toBe(2500);
     const callA = api(stack, a.apiToken);
     expect((await callA('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/a-recovery` })).status).toBe(200);
 

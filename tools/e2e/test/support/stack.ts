@@ -89,6 +89,22 @@ export async function eventually<T>(fn: () => Promise<T> | T, ok: (v: T) => bool
   }
 }
 
+/**
+ * Waits until `count` of the merchant's deliveries have ended `skipped` (it had no callback URL):
+ * what a recovery then restarts. Read from the stack's database; resolves with the count reached.
+ */
+export async function skippedDeliveries(stack: Pick<Stack, 'env'>, merchantId: string, count: number, timeoutMs = 60_000): Promise<number> {
+  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+  await db.connect();
+  const SKIPPED = `SELECT count(*)::int AS n FROM callback_deliveries d JOIN transaction_events e ON e.id = d.event_id
+                    WHERE e.merchant_id = $1 AND d.status = 'skipped'`;
+  try {
+    return await eventually(async () => (await db.query(SKIPPED, [merchantId])).rows[0].n as number, (n) => n >= count, timeoutMs);
+  } finally {
+    await db.end();
+  }
+}
+
 export async function waitFor(url: string, status = 200, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
