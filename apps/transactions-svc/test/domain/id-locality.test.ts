@@ -90,7 +90,7 @@ it('gives new transactions and events time-ordered ids (UUID version 7, the time
   const first = await createTransaction(pool, { merchantId, type: 'deposit', amount: '1', currency: 'USD', orderId: 'v7-a', description: null, metadata: {}, destination: null, traceparent: null });
   await new Promise((resolve) => setTimeout(resolve, 5));
   const second = await createTransaction(pool, { merchantId, type: 'withdraw', amount: '1', currency: 'USD', orderId: 'v7-b', description: null, metadata: {}, destination: 'acct', traceparent: null });
-  const [a, b] = [first, second].map((o) => ('transaction' in o ? o.transaction.id : ''));
+  const [a, b] = [first, second].map((o) => ('transaction' in o ? o.transaction.id : '')) as [string, string];
   expect(a).toMatch(UUID_V7);
   expect(b).toMatch(UUID_V7);
   expect(a < b).toBe(true);

@@ -28,7 +28,7 @@ export function ledgerClient(svc: TestService) {
     async balance(merchant: string, currency = 'USD') {
       const res = await svc.as(merchant, { method: 'GET', url: '/api/getBalance' });
       expect(res.statusCode).toBe(200);
-      return (res.json().balances as { currency: string }[]).find((b) => b.currency === currency);
+      return (res.json().balances as Record<string, string>[]).find((b) => b.currency === currency);
     },
     history: (merchant: string, query = '') => svc.as(merchant, { method: 'GET', url: `/api/getBalanceHistory${query}` }),
   };
