@@ -9,7 +9,9 @@ import type { BalanceEntry } from '@dw/contracts';
 import { inTransaction } from '@dw/postgres';
 import type pg from 'pg';
 import { query, sql } from '../db/sql';
+import { ledgerEntries } from '../ledger/ledger-metrics';
 import { entryJson } from './balance-queries';
+import { retryDeadlock } from './retry-deadlock';
 
 export class LedgerCommandError extends Error {}
 
@@ -20,8 +22,13 @@ async function ensureBalanceRow(db: pg.PoolClient, merchantId: string, currency:
     ON CONFLICT DO NOTHING`);
 }
 
+/**
+ * No lock on the merchant's row: a create takes a key-share lock on it (the balance's foreign key)
+ * while it holds balance rows, so an operator holding the merchant's row while waiting for a
+ * balance would wait on it in a circle (the property test found this).
+ */
 async function requireMerchant(db: pg.PoolClient, merchantId: string): Promise<void> {
-  const rows = await query(db, sql`SELECT 1 FROM merchants WHERE id = ${merchantId}::uuid FOR UPDATE`);
+  const rows = await query(db, sql`SELECT 1 FROM merchants WHERE id = ${merchantId}::uuid`);
   if (!rows.length) throw new LedgerCommandError(`no merchant with id ${merchantId}`);
 }
 
@@ -31,7 +38,7 @@ async function requireMerchant(db: pg.PoolClient, merchantId: string): Promise<v
  * below the new limit refuses new withdraws until it is not.
  */
 export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: string, currency: string | null) {
-  return inTransaction(pool, async (db) => {
+  return retryDeadlock(() => inTransaction(pool, async (db) => {
     await requireMerchant(db, merchantId);
     if (currency) {
       await ensureBalanceRow(db, merchantId, currency);
@@ -45,7 +52,7 @@ export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: s
          WHERE merchant_id = ${merchantId}::uuid AND NOT credit_limit_set`);
     }
     return { merchantId, currency, creditLimit: limit };
-  });
+  }));
 }
 
 export interface Adjustment {
@@ -64,7 +71,7 @@ export interface Adjustment {
  * available below -creditLimit.
  */
 export async function adjustBalance(pool: pg.Pool, a: Adjustment): Promise<{ entry: BalanceEntry; replayed: boolean }> {
-  return inTransaction(pool, async (db) => {
+  return retryDeadlock(() => inTransaction(pool, async (db) => {
     await requireMerchant(db, a.merchantId);
     await ensureBalanceRow(db, a.merchantId, a.currency);
     const [balance] = await query<{ fits: boolean; spendable: string }>(db, sql`
@@ -101,6 +108,7 @@ export async function adjustBalance(pool: pg.Pool, a: Adjustment): Promise<{ ent
              ${magnitude}::numeric, available, held, incoming, ${a.reason}, ${a.reference}, ${a.actor}, last_entry_at
         FROM moved
       RETURNING ${entryJson} AS entry`);
+    ledgerEntries.inc({ kind: 'adjustment' });
     return { entry: written!.entry, replayed: false };
-  });
+  }));
 }

@@ -8,7 +8,9 @@ import { withSpan } from '@dw/telemetry';
 import type pg from 'pg';
 import { query, sql, type Sql } from '../db/sql';
 import { ALLOWED_FROM } from './state-machine';
+import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
+import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
 /**
@@ -18,6 +20,7 @@ import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-s
 async function writeWithEvents(db: pg.Pool, statement: Sql, name?: string): Promise<{ tx: Transaction; merchant_id: string }[]> {
   const rows = await query<{ tx: Transaction; merchant_id: string }>(db, statement, name);
   if (rows.length > 0) ringOutboxDoorbell();
+  countEntries(rows.map((r) => r.tx));
   return rows;
 }
 
@@ -101,21 +104,6 @@ function insertStatement(items: NewTransaction[]): Sql {
   return withEventsFor(insert, null, ROW_TRACEPARENT);
 }
 
-/**
- * Balances are locked in key order by every statement, except one that creates a balance's row
- * while another statement holds a lock it needs: PostgreSQL then ends one of the two (40P01), which
- * changed nothing, and it is run again.
- */
-async function retryDeadlock<T>(run: () => Promise<T>, tries = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== '40P01' || attempt >= tries) throw err;
-    }
-  }
-}
-
 const keyOf = (merchantId: string, type: string, orderId: string) => `${merchantId} ${type} ${orderId}`;
 
 /**
@@ -167,7 +155,10 @@ export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise
     if (t.type !== 'withdraw') throw new Error('orderId conflict reported but no row found');
 
     const funds = await fundsFor(db, t);
-    if (!funds.fits) return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
+    if (!funds.fits) {
+      withdrawsRefused.inc({ reason: 'insufficient_funds' });
+      return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
+    }
     if (round >= MAX_WITHDRAW_ROUNDS) throw new Error(`withdraw left out of ${round} batches although it fits`);
     if (!funds.has_row) await query(db, sql`
       INSERT INTO balances (merchant_id, currency, credit_limit)

@@ -1,3 +1,4 @@
+import { adjustBalance } from '../../src/domain/ledger-admin';
 import { rowCounts, startTestService, type TestService } from '../support/service';
 import { ledgerClient, orderId, problemOf } from './support';
 
@@ -145,5 +146,101 @@ describe('POST /api/createWithdraw and the balance', () => {
     const left = Number((await ledger.balance(m))!.available);
     expect(left).toBe(10 - admitted.reduce((a, b) => a + b, 0));
     for (const amount of refused) expect(left).toBeLessThan(amount);
+  });
+});
+
+describe('GET /api/getBalanceHistory', () => {
+  it('lists the entries newest first, each with its signed change and the balance right after it', async () => {
+    const m = await ledger.merchant();
+    const d = await ledger.create(m, 'deposit', '100.50');
+    await ledger.setStatus(d.json().id, 'completed');
+    const w = await ledger.create(m, 'withdraw', '40');
+    await ledger.setStatus(w.json().id, 'failed');
+    const res = await ledger.history(m);
+    expect(res.statusCode).toBe(200);
+    const { items, nextCursor } = res.json();
+    expect(nextCursor).toBeNull();
+    expect(items.map((e: { kind: string }) => e.kind)).toEqual(['withdraw.release', 'withdraw.hold', 'deposit.completed', 'deposit.pending']);
+    expect(items[0]).toEqual({
+      id: expect.stringMatching(/^le_[0-9a-f]{32}$/),
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      currency: 'USD',
+      kind: 'withdraw.release',
+      change: { available: '40', held: '-40', incoming: '0' },
+      available: '100.50',
+      held: '0',
+      incoming: '0.00',
+      transactionId: w.json().id,
+      reason: null,
+      reference: null,
+    });
+    expect(items[3]).toMatchObject({ change: { available: '0', held: '0', incoming: '100.50' }, available: '0', incoming: '100.50', transactionId: d.json().id });
+  });
+
+  it('pages with the cursor without skipping or repeating an entry, and filters by currency and time', async () => {
+    const m = await ledger.merchant();
+    for (const c of ['USD', 'EUR', 'USD', 'EUR', 'USD']) await ledger.fund(m, '1', c);
+    const seen: string[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const res = await ledger.history(m, `?currency=USD&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.statusCode).toBe(200);
+      const page: { items: { id: string; currency: string }[]; nextCursor: string | null } = res.json();
+      expect(page.items.every((e) => e.currency === 'USD')).toBe(true);
+      seen.push(...page.items.map((e) => e.id));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toHaveLength(6);
+    expect(new Set(seen).size).toBe(6);
+    const all = (await ledger.history(m, '?limit=100')).json().items as { id: string; createdAt: string }[];
+    expect(all).toHaveLength(10);
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await ledger.history(m, `?from=${future}`)).json().items).toEqual([]);
+    expect((await ledger.history(m, `?to=${future}`)).json().items).toHaveLength(10);
+  });
+
+  it.each([['?limit=0'], ['?limit=101'], ['?currency=usd'], ['?cursor=bm9wZQ'], ['?from=yesterday'], ['?extra=1']])('answers %s with 400', async (q) => {
+    const m = await ledger.merchant();
+    const res = await ledger.history(m, q);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('validation_failed');
+  });
+
+  it("shows only the merchant's own entries", async () => {
+    const [a, b] = [await ledger.merchant(), await ledger.merchant()];
+    await ledger.fund(a, '5');
+    expect((await ledger.history(b)).json().items).toEqual([]);
+  });
+
+  it('downloads every matching entry as CSV with Accept: text/csv, signed amounts exact and text neutralised', async () => {
+    const m = await ledger.merchant();
+    await ledger.fund(m, '12.34');
+    const w = await ledger.create(m, 'withdraw', '2.34');
+    await ledger.setStatus(w.json().id, 'failed');
+    await adjustBalance(svc.pool, { merchantId: m, currency: 'EUR', amount: '1', reason: '=HYPERLINK("http://x")', reference: '@ref', actor: 't' });
+    const eur = await svc.as(m, { method: 'GET', url: '/api/getBalanceHistory?currency=EUR', headers: { accept: 'text/csv' } });
+    expect(eur.body.split('\r\n')[1]).toMatch(/,"'=HYPERLINK\(""http:\/\/x""\)",'@ref$/);
+    const res = await svc.as(m, { method: 'GET', url: '/api/getBalanceHistory?currency=USD', headers: { accept: 'text/csv' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = res.body.split('\r\n');
+    expect(lines[0]).toBe('id,createdAt,currency,kind,availableChange,heldChange,incomingChange,available,held,incoming,transactionId,reason,reference');
+    expect(lines).toHaveLength(6); // header, 4 entries, the final CRLF
+    expect(lines[2]).toContain(',USD,withdraw.hold,-2.34,2.34,0,10.00,2.34,0.00,');
+  });
+});
+
+describe('a transaction in the detail view', () => {
+  it('carries the ledger entries it wrote, in order', async () => {
+    const m = await ledger.merchant();
+    const d = await ledger.create(m, 'deposit', '9.99');
+    await ledger.setStatus(d.json().id, 'processing');
+    await ledger.setStatus(d.json().id, 'completed');
+    const res = await svc.as(m, { method: 'GET', url: `/api/transactions/${d.json().id}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().ledgerEntries.map((e: { kind: string; available: string }) => [e.kind, e.available])).toEqual([
+      ['deposit.pending', '0'],
+      ['deposit.completed', '9.99'],
+    ]);
   });
 });
