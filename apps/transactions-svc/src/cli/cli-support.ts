@@ -1,8 +1,8 @@
 // What the two database CLIs share: reading DATABASE_URL, usage errors, and turning failures into
 // one clear line on stderr (never a stack trace, never the password) plus an exit code.
-import { DEFAULT_DATABASE_URL } from '../db/database-url';
-import { DatabaseUnreachableError } from '../db/ensure-database';
-import { lastEnginePanic } from '../db/wasm-schema-engine';
+import { DEFAULT_DATABASE_URL } from '@dw/config';
+import { DatabaseUnreachableError } from '@dw/db';
+import { lastEnginePanic } from '@dw/db/migrations';
 
 /** Wrong arguments: the message says what to fix; exit code 2. */
 export class UsageError extends Error {}

@@ -3,8 +3,8 @@
 // schema.prisma changes (`dev --name <name>`). Replaces `prisma migrate`, whose native engine
 // cannot be installed here; the files and the _prisma_migrations table are the same.
 import { parseArgs } from 'node:util';
-import { databaseName, serverAddress } from '../db/database-url';
-import { createMigration, deployMigrations, ensureDatabase } from '../db/schema-engine';
+import { databaseName, ensureDatabase, serverAddress } from '@dw/db';
+import { createMigration, deployMigrations } from '@dw/db/migrations';
 import { UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 
 const HELP = `Usage: migrate [deploy]            create the database if missing, apply pending migrations

@@ -5,15 +5,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { ensureDatabase } from './ensure-database';
+import { ensureDatabase } from '../ensure-database';
 import { migrationAdapterFactory } from './migration-adapter';
 import { findPrismaDir, readMigrationsList, writeMigration } from './migrations-dir';
 import { type SchemaEngine, schemaEngineClass } from './wasm-schema-engine';
 
-export { ensureDatabase } from './ensure-database';
-
 export type MigrationPaths = {
-  /** Folder holding schema.prisma and migrations/; default: the app's prisma/ folder. */
+  /** Folder holding schema.prisma and migrations/; default: libs/db/prisma. */
   prismaDir?: string;
 };
 

@@ -1,5 +1,5 @@
 // Prisma CLI configuration. Only `prisma generate` is used through the CLI; migrations run through
-// our own driver of the WASM schema engine (src/db/schema-engine.ts, src/cli/migrate.ts).
+// our own driver of the WASM schema engine (src/migrations/schema-engine.ts).
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
 
