@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createMigration } from '../src/migrations/schema-engine';
+import { createMigration } from '../src/authoring/schema-engine';
 import { createTestDatabase, type TestDatabase } from '../src/testing';
 
 const PRISMA_DIR = path.join(__dirname, '..', 'prisma');

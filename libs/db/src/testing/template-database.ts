@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { quoteIdent, withDatabase } from '../database-url';
 import { connectClient } from '../ensure-database';
 import { migrationsDir } from '../migrations/migrations-dir';
-import { deployMigrations } from '../migrations/schema-engine';
+import { deployMigrations } from '../migrations/deploy-migrations';
 
 export interface TestDatabase {
   /** Connection string of the new database. */
