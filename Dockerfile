@@ -9,19 +9,19 @@ COPY . .
 # `npm install`, not `npm ci`: the lockfile lacks other platforms' optional packages, which
 # `npm ci` refuses; `npm install` honours the lockfile and leaves it unchanged.
 RUN npm install --no-audit --no-fund
-RUN npm run generate -w @dw/transactions-svc \
+RUN npm run generate -w @dw/db \
  && npx nx run-many -t build --outputStyle=static \
  && npm prune --omit=dev --no-audit --no-fund
 # Gather only what runs: root node_modules, and per app its package.json, dist and any nested
 # node_modules (npm nests a dependency there when versions differ). Workspace libs are bundled
-# into each dist by esbuild; transactions-svc also needs prisma/ (schema and migrations), and ui
-# its static assets in public/.
+# into each dist by esbuild; the migrate CLI (transactions-svc) also reads libs/db/prisma (schema and
+# migrations), and ui its static assets in public/.
 RUN set -eu; mkdir -p /out/apps; cp -a package.json node_modules /out/; \
     for app in api-gateway transactions-svc callback-svc ui; do \
       mkdir -p "/out/apps/$app"; cp -a "apps/$app/package.json" "apps/$app/dist" "/out/apps/$app/"; \
       if [ -d "apps/$app/node_modules" ]; then cp -a "apps/$app/node_modules" "/out/apps/$app/"; fi; \
     done; \
-    cp -a apps/transactions-svc/prisma /out/apps/transactions-svc/; \
+    mkdir -p /out/libs/db; cp -a libs/db/prisma /out/libs/db/; \
     cp -a apps/ui/public /out/apps/ui/
 
 FROM node:20-bookworm-slim

@@ -19,7 +19,9 @@ module.exports = (projectDir) => ({
   // Prisma's generated client imports `./x.js`.
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    '^@dw/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    // A library's second entry (`@dw/db/testing`) is src/<entry>.ts; its main entry src/index.ts.
+    '^@dw/([^/]+)/([^/]+)$': path.join(__dirname, 'libs/$1/src/$2.ts'),
+    '^@dw/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },
   maxWorkers: 1,
   reporters: ['default', path.join(__dirname, 'jest-failures-reporter.js')],

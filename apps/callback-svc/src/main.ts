@@ -1,15 +1,20 @@
 import { ConfigError, loadCallbackConfig } from '@dw/config';
+import { createPool } from '@dw/db';
 import { runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createBrokerConnection } from './broker';
-import { createPool } from './database';
 import { consumeDeliveries } from './delivery-consumer';
 
 async function main() {
   const config = loadCallbackConfig();
   const logger = createLogger('callback-svc', config.logLevel);
-  const pool = createPool(config, logger);
+  // The delivery status and the attempt log. A session the server dropped while idle is only logged:
+  // the next query opens a fresh one.
+  const pool = createPool(config.databaseUrl, config.databasePoolSize, {
+    applicationName: 'dw-callback-svc',
+    onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection lost'),
+  });
   const amqp = createBrokerConnection(config, logger);
   const deliveries = consumeDeliveries({ config, amqp, pool, logger });
   const app = buildApp({ logger, amqp, pool });

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { buildApp } from '../src/app';
 import { createBrokerConnection } from '../src/broker';
-import { createPool } from '../src/database';
+import { createPool } from '@dw/db';
 
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 // SELECT 1 needs no tables: the maintenance database serves, and this file creates none of its own.
@@ -28,7 +28,7 @@ interface Running {
 }
 
 async function start(overrides: { amqpUrl?: string; databaseUrl?: string } = {}): Promise<Running> {
-  const pool = createPool({ ...config, ...(overrides.databaseUrl ? { databaseUrl: overrides.databaseUrl } : {}) }, logger);
+  const pool = createPool(overrides.databaseUrl ?? config.databaseUrl, config.databasePoolSize, { applicationName: 'dw-callback-svc' });
   const amqp = createBrokerConnection({ ...config, ...(overrides.amqpUrl ? { amqpUrl: overrides.amqpUrl } : {}) }, logger);
   amqp.start();
   const app = buildApp({ logger, amqp, pool });

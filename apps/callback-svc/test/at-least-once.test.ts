@@ -7,7 +7,7 @@
 import type { CallbackConfig } from '@dw/config';
 import { metricsRegistry } from '@dw/telemetry';
 import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type TcpProxy } from '@dw/testing';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
 

@@ -5,7 +5,7 @@
  */
 import { Client } from 'pg';
 import { CLAIM_SQL, MARK_SEEN_SQL } from '../src/delivery';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { insertDeliveries, insertMerchant } from './support/fixtures';
 
 let db: TestDatabase;

@@ -8,7 +8,7 @@ import { MERCHANT_HEADER, messagingNames } from '@dw/messaging';
 import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type TcpProxy } from '@dw/testing';
 import type { CallbackConfig } from '@dw/config';
 import { Pool } from 'pg';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startCallbackReceiver, startTcpProxy, type CallbackReceiver } from '@dw/testing';
 import { Pool } from 'pg';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
 import { ATTEMPT_HEADER, messagingNames } from '@dw/messaging';

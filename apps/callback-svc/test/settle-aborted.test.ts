@@ -6,7 +6,7 @@
 import { HandBackError, type MessagingLogger } from '@dw/messaging';
 import { Pool } from 'pg';
 import { abortedSendBounds, settleAborted, type AbortedSendDeps } from '../src/delivery';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { insertEvent, insertMerchant } from './support/fixtures';
 
 const BOUNDS = { settleWithinMs: 300, releaseWithinMs: 300 };

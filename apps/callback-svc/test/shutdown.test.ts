@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { buildService, freePort, startServiceProcess, type BuiltService, type ServiceProcess } from './support/built-process';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant, type TestEvent } from './support/fixtures';
 import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
 

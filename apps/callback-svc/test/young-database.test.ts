@@ -7,7 +7,7 @@
  */
 import { Pool } from 'pg';
 import { claimDeliveries, markSeen, recordOutcomes } from '../src/delivery';
-import { createTestDatabase, type TestDatabase } from './support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { insertDeliveries, insertMerchant } from './support/fixtures';
 
 let db: TestDatabase;

@@ -19,7 +19,7 @@ import { viewTransactionRoutes } from './routes/view-transactions';
 
 export interface AppDeps {
   config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'>;
-  /** Every query runs on this pool (src/db/sql.ts says why not through the Prisma client). */
+  /** Every query runs on this pool (libs/db/src/sql.ts says why not through the Prisma client). */
   db: pg.Pool;
   logger: FastifyBaseLogger;
 }

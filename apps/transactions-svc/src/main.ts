@@ -2,7 +2,7 @@ import { ConfigError, loadTransactionsConfig } from '@dw/config';
 import { runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
-import { createPool } from './db/pool';
+import { createPool } from '@dw/db';
 import { startBalanceCheckJob, type BalanceCheckJob } from './ledger/balance-check-job';
 import { outboxRelayProcess } from './outbox/relay-process';
 import { startRetentionJob, type RetentionJob } from './retention/retention-job';

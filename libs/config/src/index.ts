@@ -1,4 +1,3 @@
 export * from './env';
 export * from './services';
-export * from './postgres';
 export { default as serviceNodeOptions } from './node-options.json';

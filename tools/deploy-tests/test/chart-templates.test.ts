@@ -262,7 +262,7 @@ describe('commands in the chart, compose file and Dockerfile', () => {
     expect(dockerfile.match(/^FROM node:20-bookworm-slim/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER 1000:1000$/m);
     expect(dockerfile).toContain('npx nx run-many -t build');
-    expect(dockerfile).toContain('npm run generate -w @dw/transactions-svc');
+    expect(dockerfile).toContain('npm run generate -w @dw/db');
     expect(valueAt(values, 'podSecurityContext.runAsUser')).toBe(1000);
   });
 });

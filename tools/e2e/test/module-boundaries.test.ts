@@ -1,7 +1,8 @@
 /**
  * The layout rules of DESIGN.md, enforced on every source file: libraries never import apps, apps
- * never import each other, a library is used only through its index (`@dw/name`), and no relative
- * import climbs out of its own project. Projects are tagged type:app / type:lib in package.json.
+ * never import each other, a library is used only through its entries (`@dw/name`, or a second entry
+ * its package.json exports, such as `@dw/db/testing`), and no relative import climbs out of its own
+ * project. Projects are tagged type:app / type:lib in package.json.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -12,13 +13,16 @@ interface Project {
   dir: string;
   name: string;
   tags: string[];
+  /** Entries besides the index: './testing' of package.json "exports" becomes 'testing'. */
+  entries: string[];
 }
 
 function projects(group: 'apps' | 'libs'): Project[] {
   return readdirSync(path.join(ROOT, group)).map((d) => {
     const dir = path.join(ROOT, group, d);
     const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    return { dir, name: pkg.name, tags: pkg.nx?.tags ?? [] };
+    const entries = Object.keys(pkg.exports ?? {}).filter((key) => key !== '.' && !key.endsWith('.json'));
+    return { dir, name: pkg.name, tags: pkg.nx?.tags ?? [], entries: entries.map((key) => key.replace(/^\.\//, '')) };
   });
 }
 
@@ -59,7 +63,7 @@ describe('module boundaries', () => {
           const [scope, name, ...rest] = spec.split('/');
           const target = byName.get(`${scope}/${name}`);
           if (!target) violations.push(`${where}: no such project`);
-          else if (rest.length > 0) violations.push(`${where}: use the library's index`);
+          else if (rest.length > 0 && !target.entries.includes(rest.join('/'))) violations.push(`${where}: use the library's index or an entry it exports`);
           else if (target.tags.includes('type:app')) violations.push(`${where}: apps are never imported`);
         } else if (spec.startsWith('.')) {
           const resolved = path.resolve(path.dirname(file), spec);

@@ -10,9 +10,8 @@
  * nothing. A claim is a lease of the callback timeout plus a margin, so a copy redelivered after
  * its claimant died takes over once the lease has run out.
  */
+import type { DeliveryStatus } from '@dw/db';
 import type { Pool } from 'pg';
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
 /** Settled for good: a message for such a delivery is a duplicate and needs no second request. */
 const SETTLED: readonly DeliveryStatus[] = ['succeeded', 'failed', 'skipped'];

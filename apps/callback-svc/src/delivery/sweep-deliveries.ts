@@ -16,7 +16,7 @@
  */
 import { callbackBody, type CallbackEvent } from '@dw/contracts';
 import { ATTEMPT_HEADER, confirmedWithin, MERCHANT_HEADER, publishConfirmed, type AmqpConnection, type MessagingLogger, type MessagingNames } from '@dw/messaging';
-import { inTransaction } from '@dw/postgres';
+import { inTransaction } from '@dw/db';
 import type { Pool } from 'pg';
 import { sweptDeliveries } from './delivery-metrics';
 import { markSeen } from './record-attempt';

@@ -5,7 +5,7 @@
  */
 import type { CallbackConfig } from '@dw/config';
 import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
-import { createTestDatabase, type TestDatabase } from './database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './service';
 
 export interface Harness {

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
+import { createPool } from '@dw/db';
 import { callbackTopology, MANUAL_ROUTING_PREFIX, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { connect, type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { Pool } from 'pg';
 import { createBrokerConnection } from '../../src/broker';
-import { createPool } from '../../src/database';
 import { consumeDeliveries, type DeliveryConsumer } from '../../src/delivery-consumer';
 
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -42,7 +42,7 @@ export interface RunningService {
 
 export async function startService(config: CallbackConfig, logLevel = 'silent'): Promise<RunningService> {
   const logger = createLogger('callback-svc-test', logLevel);
-  const pool = createPool(config, logger);
+  const pool = createPool(config.databaseUrl, config.databasePoolSize, { applicationName: 'dw-callback-svc' });
   const amqp = createBrokerConnection(config, logger);
   const deliveries = consumeDeliveries({ config, amqp, pool, logger });
   amqp.start();

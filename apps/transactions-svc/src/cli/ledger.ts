@@ -1,6 +1,6 @@
 // `npm run ledger:verify`: recomputes every balance from the ledger's entries and prints one JSON
 // line, {"ok":true,…} or what differs; exit 0 only when nothing differs (1: differences or failure).
-import { createPool } from '../db/pool';
+import { createPool } from '@dw/db';
 import { verifyLedger } from '../domain/ledger-verify';
 import { UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 

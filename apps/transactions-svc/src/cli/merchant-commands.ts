@@ -5,10 +5,8 @@ import { parseArgs } from 'node:util';
 import { PRINTABLE_PATTERN, SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
 import type { TokenRotationPublisher } from '@dw/messaging';
 import type pg from 'pg';
-import { connectClient } from '../db/ensure-database';
-import { databaseName } from '../db/database-url';
+import { connectClient, createPool, databaseName } from '@dw/db';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
-import { createPool } from '../db/pool';
 import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
 import { CliFailure, UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 

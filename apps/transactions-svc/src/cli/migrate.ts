@@ -1,15 +1,13 @@
 // `db:migrate`: creates the database named in DATABASE_URL when missing and applies
-// prisma/migrations (`deploy`, the default), or, for developers, writes a new migration from
-// schema.prisma changes (`dev --name <name>`). Replaces `prisma migrate`, whose native engine
-// cannot be installed here; the files and the _prisma_migrations table are the same.
+// libs/db/prisma/migrations (`deploy`, the default), recorded in _prisma_migrations as
+// `prisma migrate deploy` records them. New migrations are written with
+// `npm run db:migration:create -w @dw/db -- --name <name>`.
 import { parseArgs } from 'node:util';
-import { databaseName, serverAddress } from '../db/database-url';
-import { createMigration, deployMigrations, ensureDatabase } from '../db/schema-engine';
+import { databaseName, ensureDatabase, serverAddress } from '@dw/db';
+import { deployMigrations } from '@dw/db/migrations';
 import { UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 
-const HELP = `Usage: migrate [deploy]            create the database if missing, apply pending migrations
-       migrate dev --name <name>   apply pending migrations, then write
-                                   prisma/migrations/<timestamp>_<name>/ for schema.prisma changes
+const HELP = `Usage: migrate [deploy]   create the database if missing, apply pending migrations
 Reads DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/deposit_withdraw).
 Exit codes: 0 done, 1 failed (e.g. PostgreSQL unreachable), 2 bad usage.
 `;
@@ -23,24 +21,12 @@ async function deploy(url: string): Promise<void> {
   process.stdout.write(`${created ? 'Created' : 'Checked'} ${where}; ${what} (${Date.now() - started} ms)\n`);
 }
 
-async function dev(url: string, name: string | undefined): Promise<void> {
-  if (!name || !/^[A-Za-z0-9_]+$/.test(name)) throw new UsageError('dev needs --name <name> (letters, digits, _)');
-  const { applied, created, warnings } = await createMigration(url, name);
-  if (applied.length) process.stdout.write(`Applied pending migration(s): ${applied.join(', ')}\n`);
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  process.stdout.write(
-    created
-      ? `Created and applied prisma/migrations/${created}/migration.sql\n`
-      : 'schema.prisma matches the migrations: no new migration needed\n',
-  );
-}
-
 export async function runMigrateCli(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const url = databaseUrlFrom(env);
   try {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
     });
     if (values.help) {
@@ -49,9 +35,8 @@ export async function runMigrateCli(argv: string[], env: NodeJS.ProcessEnv): Pro
     }
     const [command = 'deploy', ...extra] = positionals;
     if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`);
-    if (command === 'deploy') await deploy(url);
-    else if (command === 'dev') await dev(url, values.name);
-    else throw new UsageError(`unknown command ${command}`);
+    if (command !== 'deploy') throw new UsageError(`unknown command ${command}`);
+    await deploy(url);
     return 0;
   } catch (error) {
     const failure = error instanceof TypeError && 'code' in error ? new UsageError(error.message) : error; // parseArgs

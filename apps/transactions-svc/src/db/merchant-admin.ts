@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { hashApiToken, newApiToken, newSigningSecret } from './merchant-credentials';
 import { SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
-import { query, sql } from './sql';
+import { query, sql } from '@dw/db';
 
 export type IssuedCredentials = {
   merchantId: string;

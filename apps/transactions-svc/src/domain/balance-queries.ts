@@ -7,7 +7,7 @@
  */
 import { LIST_LIMIT_DEFAULT, type BalanceEntry, type BalanceHistoryPage, type BalanceHistoryQuery, type BalanceList } from '@dw/contracts';
 import type pg from 'pg';
-import { join, query, raw, sql, type Sql } from '../db/sql';
+import { join, query, raw, sql, type Sql } from '@dw/db';
 import { BadCursorError } from './cursor';
 import { iso } from './transaction-sql';
 

@@ -6,7 +6,7 @@
  */
 import { HEALTH_WINDOW_HOURS, TRANSACTION_TYPES, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
 import type pg from 'pg';
-import { query, raw, sql } from '../db/sql';
+import { query, raw, sql } from '@dw/db';
 import { iso } from './transaction-sql';
 
 interface CountRow {

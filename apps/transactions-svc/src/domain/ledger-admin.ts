@@ -6,9 +6,8 @@
  * funds check and its hold.
  */
 import type { BalanceEntry } from '@dw/contracts';
-import { inTransaction } from '@dw/postgres';
 import type pg from 'pg';
-import { query, sql } from '../db/sql';
+import { inTransaction, query, sql } from '@dw/db';
 import { ledgerEntries } from '../ledger/ledger-metrics';
 import { entryJson } from './balance-queries';
 import { retryDeadlock } from './retry-deadlock';

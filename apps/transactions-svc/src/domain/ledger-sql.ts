@@ -7,7 +7,7 @@
  * entry moves `amount` out of its debit account into its credit account, so its two postings sum
  * to zero by construction.
  */
-import { raw, sql, type Sql } from '../db/sql';
+import { raw, sql, type Sql } from '@dw/db';
 
 /** The signed change of one account by the entries of `alias` (ledger_change: +into, -out of). */
 const change = (alias: string, account: string) => raw(`ledger_change(${alias}.debit, ${alias}.credit, ${alias}.amount, '${account}')`);

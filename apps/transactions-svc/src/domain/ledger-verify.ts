@@ -7,7 +7,7 @@
  * ledger: an operator's command, never a request's work. Up to 20 examples of each difference.
  */
 import type pg from 'pg';
-import { query, raw, sql } from '../db/sql';
+import { query, raw, sql } from '@dw/db';
 
 const EXAMPLES = 20;
 const change = (account: string) => raw(`ledger_change(e.debit_account, e.credit_account, e.amount, '${account}')`);

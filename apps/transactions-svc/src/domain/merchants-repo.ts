@@ -1,7 +1,7 @@
 /** Merchant settings and token resolution. */
 import type { CallbackUrls, TransactionTypeName } from '@dw/contracts';
 import type pg from 'pg';
-import { query, raw, sql } from '../db/sql';
+import { query, raw, sql } from '@dw/db';
 
 const URLS = raw('deposit_callback_url AS "depositCallbackUrl", withdraw_callback_url AS "withdrawCallbackUrl"');
 /** The column a type's URL lives in: from this closed list, never from input. */

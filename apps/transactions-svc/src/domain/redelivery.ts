@@ -13,7 +13,7 @@
 import { MERCHANT_HEADER, ATTEMPT_HEADER, MANUAL_ROUTING_PREFIX } from '@dw/messaging';
 import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
 import type pg from 'pg';
-import { empty, query, raw, sql, type Sql } from '../db/sql';
+import { empty, query, raw, sql, type Sql } from '@dw/db';
 import { iso } from './transaction-sql';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { deliveryJson } from './transaction-queries';

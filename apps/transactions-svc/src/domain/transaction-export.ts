@@ -5,7 +5,7 @@
  */
 import { EXPORT_MAX_ROWS, type ExportRow, type ViewTransactionQuery } from '@dw/contracts';
 import type pg from 'pg';
-import { join, query, raw, sql, type Sql } from '../db/sql';
+import { join, query, raw, sql, type Sql } from '@dw/db';
 import { filterConditions } from './transaction-queries';
 import { iso, transactionJson } from './transaction-sql';
 

@@ -2,7 +2,7 @@
 import type { Transaction, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { LIST_LIMIT_DEFAULT } from '@dw/contracts';
 import type pg from 'pg';
-import { join, query, raw, sql, type Sql } from '../db/sql';
+import { join, query, raw, sql, type Sql } from '@dw/db';
 import { entriesOfTransaction } from './balance-queries';
 import { BadCursorError, decodeCursor, encodeCursor } from './cursor';
 

@@ -5,7 +5,7 @@
  * throughput of BEGIN/INSERT…/COMMIT when measured here).
  */
 import { MERCHANT_HEADER } from '@dw/messaging';
-import { raw, sql, Sql } from '../db/sql';
+import { raw, sql, Sql } from '@dw/db';
 import { ledgerCtes } from './ledger-sql';
 
 /** An instant as the API writes it (ISO 8601, UTC, milliseconds, `Z`), as SQL text for `column`. */

@@ -6,7 +6,7 @@ import { groupCommit } from '@dw/batching';
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
 import { withSpan } from '@dw/telemetry';
 import type pg from 'pg';
-import { query, sql, type Sql } from '../db/sql';
+import { query, sql, type Sql } from '@dw/db';
 import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';

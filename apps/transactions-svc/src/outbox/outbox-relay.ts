@@ -10,7 +10,7 @@
  * started (`mandatory` publishes would otherwise come back unroutable).
  */
 import { assertTopology, callbackTopology, messagingNames, type AmqpConnection, type MessagingLogger } from '@dw/messaging';
-import { createPool } from '../db/pool';
+import { createPool } from '@dw/db';
 import type pg from 'pg';
 import { onOutboxDoorbell } from './doorbell';
 import { outboxLag, outboxPassFailures, outboxPublished } from './outbox-metrics';

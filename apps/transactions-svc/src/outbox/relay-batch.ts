@@ -9,7 +9,7 @@
  * once, which callback-svc and merchants (dedupe on the event id) are built for.
  */
 import { confirmedWithin } from '@dw/messaging';
-import { inTransaction } from '@dw/postgres';
+import { inTransaction } from '@dw/db';
 import type { ConfirmChannel } from 'amqplib';
 import type pg from 'pg';
 import { publishOutboxRow, type OutboxRow } from './publish-outbox-row';

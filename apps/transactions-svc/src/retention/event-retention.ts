@@ -11,7 +11,7 @@
  * before anything is deleted and their status read again, so a delivery that something started
  * again meanwhile (a redelivery) is left alone together with its event.
  */
-import { inTransaction } from '@dw/postgres';
+import { inTransaction } from '@dw/db';
 import type pg from 'pg';
 
 export interface RetentionBatch {

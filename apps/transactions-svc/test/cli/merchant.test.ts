@@ -5,7 +5,7 @@ import { openTokenRotationPublisher } from '@dw/messaging';
 import pg from 'pg';
 import { runMerchantCli } from '../../src/cli/merchant-commands';
 import { hashApiToken } from '../../src/db/merchant-credentials';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { removeCliBuild, runCli } from './run-cli';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -6,9 +6,8 @@
 import { ApiError } from '@dw/http-kit';
 import { mapDatabaseError } from '../../src/db-errors';
 import type pg from 'pg';
-import { createPool } from '../../src/db/pool';
-import { query, sql } from '../../src/db/sql';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createPool, query, sql } from '@dw/db';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 
 let database: TestDatabase;
 let db: pg.Pool;

@@ -2,11 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { withDatabase } from '../../src/db/database-url';
+import { withDatabase } from '@dw/db';
+import { migrationsDir } from '@dw/db/migrations';
 import { removeCliBuild, runCli } from '../cli/run-cli';
 
 const SERVER = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+const MIGRATIONS_DIR = migrationsDir();
 const migrationNames = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)

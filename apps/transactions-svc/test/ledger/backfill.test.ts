@@ -7,12 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { withDatabase } from '../../src/db/database-url';
-import { createPool } from '../../src/db/pool';
+import { createPool, withDatabase } from '@dw/db';
 import { verifyLedger } from '../../src/domain/ledger-verify';
 
 const SERVER = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+const MIGRATIONS_DIR = path.join(__dirname, '..', '..', '..', '..', 'libs', 'db', 'prisma', 'migrations');
 const migrations = readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 const LEDGER = migrations.find((name) => name.endsWith('_ledger'))!;
 const sqlOf = (name: string) => readFileSync(path.join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8');

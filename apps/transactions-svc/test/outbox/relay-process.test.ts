@@ -1,7 +1,7 @@
 import { ConfigError } from '@dw/config';
 import { messagingNames } from '@dw/messaging';
 import { connect } from 'amqplib';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { outboxRelayProcess } from '../../src/outbox/relay-process';
 import { AMQP_URL, deleteTopology, silent, uniquePrefix, waitUntil } from './relay-support';
 

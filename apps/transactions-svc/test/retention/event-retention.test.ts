@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
-import { createPool } from '../../src/db/pool';
+import { createPool } from '@dw/db';
 import { EXPIRED_EVENTS_SQL, removeExpiredEvents } from '../../src/retention/event-retention';
 import { startRetentionJob } from '../../src/retention/retention-job';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 
 const RETENTION_DAYS = 90;
 const OLD = "now() - interval '400 days'";

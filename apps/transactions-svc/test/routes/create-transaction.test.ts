@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app';
-import { createPool } from '../../src/db/pool';
+import { createPool } from '@dw/db';
 import { createTransaction } from '../../src/domain/transactions-repo';
 import { asGateway, INTERNAL_SECRET, rowCounts, startTestService, type TestService } from '../support/service';
 

@@ -7,8 +7,8 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
 import type pg from 'pg';
-import { createPool } from '../../src/db/pool';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createPool } from '@dw/db';
+import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { INTERNAL_SECRET } from '../support/service';
 
 /** The readiness check's own bound (2 s) plus room for a loaded machine. */

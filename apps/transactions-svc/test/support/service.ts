@@ -6,10 +6,8 @@ import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type pg from 'pg';
 import { buildApp, type AppDeps } from '../../src/app';
-import { createPool } from '../../src/db/pool';
-import { createPrisma } from '../../src/db/prisma';
-import type { PrismaClient } from '../../src/generated/prisma/client';
-import { createTestDatabase } from './database';
+import { createPool } from '@dw/db';
+import { createPrisma, createTestDatabase, type PrismaClient } from '@dw/db/testing';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 /** The internal secret the test instance verifies with; `as` signs with it, as the gateway does. */

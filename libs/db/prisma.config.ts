@@ -1,5 +1,5 @@
-// Prisma CLI configuration. Only `prisma generate` is used through the CLI; migrations run through
-// our own driver of the WASM schema engine (src/db/schema-engine.ts, src/cli/migrate.ts).
+// Prisma CLI configuration. Only `prisma generate` is used through the CLI: migrations are applied by
+// src/migrations/deploy-migrations.ts and written by src/authoring (Prisma's WASM schema engine).
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
 

@@ -2,8 +2,7 @@
 // amounts as text in SQL), and how amounts survive the trip through Prisma: "100.50" stays "100.50"
 // only when written as a string.
 import { randomUUID } from 'node:crypto';
-import { createPrisma, Prisma, type PrismaClient } from '../../src/db/prisma';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createPrisma, createTestDatabase, Prisma, type PrismaClient, type TestDatabase } from '../src/testing';
 
 let db: TestDatabase;
 let prisma: PrismaClient;

@@ -3,10 +3,10 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createMigration } from '../../src/db/schema-engine';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createMigration } from '../src/authoring/schema-engine';
+import { createTestDatabase, type TestDatabase } from '../src/testing';
 
-const PRISMA_DIR = path.join(__dirname, '..', '..', 'prisma');
+const PRISMA_DIR = path.join(__dirname, '..', 'prisma');
 
 let db: TestDatabase;
 let client: pg.Client;

@@ -1,5 +1,5 @@
-// Reads and writes prisma/migrations exactly as the Prisma CLI does (same layout, lock file and
-// directory order), so our migrate tool and the native `prisma migrate` stay interchangeable.
+// Reads and writes prisma/migrations for Prisma's schema engine exactly as the Prisma CLI does
+// (same layout, lock file and directory order), so the files it writes are native Prisma migrations.
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,15 +7,6 @@ import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg'
 
 const LOCK_FILE = 'migration_lock.toml';
 const SCRIPT_FILE = 'migration.sql';
-
-/** Where the app's Prisma files live: the nearest ancestor folder holding prisma/schema.prisma. */
-export function findPrismaDir(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'prisma');
-    if (existsSync(path.join(candidate, 'schema.prisma'))) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`no prisma/schema.prisma above ${from}`);
-  }
-}
 
 export async function readMigrationsList(baseDir: string): Promise<MigrationList> {
   const lockContent = await readFile(path.join(baseDir, LOCK_FILE), 'utf8').catch(() => null);

@@ -1,19 +1,20 @@
-// Migrations without Prisma's native schema engine (it cannot be downloaded here): the same steps
-// as `prisma migrate deploy` / `prisma migrate dev`, driven through Prisma's official WASM engine
-// and @prisma/adapter-pg. Files, checksums and the _prisma_migrations table are the native CLI's.
+// Authoring migrations without Prisma's native schema engine (it cannot be downloaded here):
+// `prisma migrate dev --name`, driven through Prisma's official WASM engine and @prisma/adapter-pg,
+// writes the same migration files as the native CLI. A developer tool only: deploys, the image and
+// the test databases apply migrations with src/migrations/deploy-migrations.ts.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { ensureDatabase } from './ensure-database';
+import { ensureDatabase } from '../ensure-database';
+import { deployMigrations } from '../migrations/deploy-migrations';
+import { findPrismaDir } from '../migrations/migrations-dir';
 import { migrationAdapterFactory } from './migration-adapter';
-import { findPrismaDir, readMigrationsList, writeMigration } from './migrations-dir';
+import { readMigrationsList, writeMigration } from './migrations-list';
 import { type SchemaEngine, schemaEngineClass } from './wasm-schema-engine';
 
-export { ensureDatabase } from './ensure-database';
-
 export type MigrationPaths = {
-  /** Folder holding schema.prisma and migrations/; default: the app's prisma/ folder. */
+  /** Folder holding schema.prisma and migrations/; default: libs/db/prisma. */
   prismaDir?: string;
 };
 
@@ -45,12 +46,10 @@ async function withEngine<T>(url: string, schemaPath: string, work: (engine: Sch
 }
 
 /**
- * `prisma migrate deploy`: applies the migrations of prisma/migrations that `url`'s database has
- * not applied yet, in order. Returns their names (empty when the database was up to date).
- * Concurrent deploys serialise on the engine's advisory lock. The database must exist
- * (see ensureDatabase).
+ * The engine's own `migrate deploy` (applyMigrations): how deploys ran before the runner of
+ * src/migrations. Kept to prove that the two record migrations alike (test/deploy-migrations.test.ts).
  */
-export async function deployMigrations(url: string, options: MigrationPaths = {}): Promise<string[]> {
+export async function deployWithEngine(url: string, options: MigrationPaths = {}): Promise<string[]> {
   const { schemaPath, migrationsDir } = resolvePaths(options);
   const migrationsList = await readMigrationsList(migrationsDir);
   return withEngine(url, schemaPath, async (engine) => {
@@ -85,12 +84,10 @@ export async function createMigration(url: string, name: string, options: Migrat
   const { schemaPath, migrationsDir } = resolvePaths(options);
   await ensureDatabase(url);
   const migrationsList = await readMigrationsList(migrationsDir);
-  // The engine attaches its shadow database during devDiagnostic and loses it once applyMigrations
-  // has applied something: the catch-up and the diff each get their own engine and diagnostic.
-  const applied = await withEngine(url, schemaPath, async (engine) => {
-    await refuseReset(engine, migrationsList);
-    return (await engine.applyMigrations({ migrationsList, filters: NO_FILTER })).appliedMigrationNames;
-  });
+  // The engine attaches its shadow database during devDiagnostic and loses it once it has applied
+  // something, so the runner catches the database up between two engines' diagnostics.
+  await withEngine(url, schemaPath, (engine) => refuseReset(engine, migrationsList));
+  const applied = await deployMigrations(url, { migrationsDir });
   const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, 'utf8') }] };
   const { created, warnings } = await withEngine(url, schemaPath, async (engine) => {
     await refuseReset(engine, migrationsList);
@@ -100,6 +97,6 @@ export async function createMigration(url: string, name: string, options: Migrat
     await writeMigration(migrationsDir, output.generatedMigrationName, output.migrationScript, output.connectorType);
     return { created: output.generatedMigrationName, warnings: loss.warnings.map((w) => w.message) };
   });
-  if (created) await deployMigrations(url, options);
+  if (created) await deployMigrations(url, { migrationsDir });
   return { applied, created, warnings };
 }

@@ -49,7 +49,7 @@ export function lastEnginePanic(): string | undefined {
 // function body returning its exports: one loading path for node, esbuild bundles and Jest.
 function evaluateGlue(source: string): Glue {
   if (/^\s*import\s/m.test(source) || /^export\s+(?!function\s|class\s)/m.test(source)) {
-    throw new Error('@prisma/schema-engine-wasm glue has an unexpected module shape; update src/db/wasm-schema-engine.ts');
+    throw new Error('@prisma/schema-engine-wasm glue has an unexpected module shape; update libs/db/src/migrations/wasm-schema-engine.ts');
   }
   const names = [...source.matchAll(/^export\s+(?:function|class)\s+([A-Za-z0-9_$]+)/gm)].map((match) => match[1]!);
   const body = `"use strict";\n${source.replace(/^export\s+(?=function\s|class\s)/gm, '')}\nreturn { ${names.join(', ')} };`;

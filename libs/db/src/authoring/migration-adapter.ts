@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { quoteIdent, withDatabase } from './database-url';
+import { quoteIdent, withDatabase } from '../database-url';
 
 // adapter-pg refuses result columns of catalog types that the engine's own queries return:
 // "char" (18), name (19) and void (2278, from pg_advisory_lock). void and name are only text to

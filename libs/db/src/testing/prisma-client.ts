@@ -1,9 +1,8 @@
-// A Prisma client over the pg driver adapter (no engine binary), for tests that inspect rows and for
-// one-off tooling. The service itself never builds one: every runtime query runs on a plain pg pool
-// (src/db/sql.ts says why). Prisma owns the schema and the migrations (src/db/schema-engine.ts).
+// A Prisma client over the pg driver adapter (no engine binary), for tests that set up and inspect
+// rows. No service builds one: every runtime query runs on a plain pg pool (src/sql.ts says why).
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createPool } from './pool';
+import { createPool } from '../pool';
 
 export { Prisma, PrismaClient } from '../generated/prisma/client.js';
 

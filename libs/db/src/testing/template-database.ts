@@ -5,17 +5,19 @@
  * postgresql://postgres@127.0.0.1:5432); only its host, port and credentials are used.
  *
  *   const db = await createTestDatabase('create-deposit');   // in beforeAll
- *   … createPrisma(db.url) …
+ *   … createPool(db.url) … createPrisma(db.url) …
  *   await db.drop();                                         // in afterAll, after closing pools
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_DATABASE_URL } from '@dw/config';
 import { dropTestDatabase } from '@dw/testing';
 import type pg from 'pg';
-import { DEFAULT_DATABASE_URL, quoteIdent, withDatabase } from '../../src/db/database-url';
-import { connectClient } from '../../src/db/ensure-database';
-import { deployMigrations } from '../../src/db/schema-engine';
+import { quoteIdent, withDatabase } from '../database-url';
+import { connectClient } from '../ensure-database';
+import { migrationsDir } from '../migrations/migrations-dir';
+import { deployMigrations } from '../migrations/deploy-migrations';
 
 export interface TestDatabase {
   /** Connection string of the new database. */
@@ -24,9 +26,6 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
-// Serialises template builds across processes (advisory locks are server-wide per database).
-const TEMPLATE_LOCK_KEY = 7_238_100_417;
 const serverUrl = () => withDatabase(process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL, 'postgres');
 
 let template: Promise<string> | undefined;
@@ -50,9 +49,10 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
 /** SHA-256 over every migration's folder name and script: a new or edited migration, a new template. */
 async function migrationsChecksum(): Promise<string> {
   const hash = createHash('sha256');
-  const folders = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  const dir = migrationsDir();
+  const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
   for (const folder of folders.sort()) {
-    hash.update(folder).update('\0').update(await readFile(path.join(MIGRATIONS_DIR, folder, 'migration.sql'))).update('\0');
+    hash.update(folder).update('\0').update(await readFile(path.join(dir, folder, 'migration.sql'))).update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }
@@ -63,16 +63,20 @@ async function migrationsChecksum(): Promise<string> {
  */
 async function ensureTemplate(server: string, name: string): Promise<string> {
   await withAdmin(server, async (admin) => {
-    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+    const finished = async () =>
+      (await admin.query<{ datallowconn: boolean }>('SELECT datallowconn FROM pg_database WHERE datname = $1', [name])).rows[0]?.datallowconn === false;
+    if (await finished()) return; // the usual case: no lock, so test files never queue behind a build
+    // Serialises the builds of this template across processes (advisory locks are server-wide);
+    // other templates (other worktrees' migrations) build meanwhile.
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
     try {
-      const found = await admin.query<{ datallowconn: boolean }>('SELECT datallowconn FROM pg_database WHERE datname = $1', [name]);
-      if (found.rows[0]?.datallowconn === false) return;
+      if (await finished()) return;
       await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
       await deployMigrations(withDatabase(server, name));
       await admin.query(`ALTER DATABASE ${quoteIdent(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     } finally {
-      await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
+      await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
     }
   });
   return name;

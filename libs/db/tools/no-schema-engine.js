@@ -4,6 +4,6 @@
 // runs it; any other Prisma CLI command that reaches here would need the real engine.
 console.error(
   'The native Prisma schema engine is not installed. Use `npm run db:migrate` (deploy) or ' +
-    '`npx tsx src/cli/migrate.ts dev --name <x>` instead of `prisma migrate` / `prisma db`.',
+    '`npm run db:migration:create -w @dw/db -- --name <x>` instead of `prisma migrate` / `prisma db`.',
 );
 process.exit(1);

@@ -1,7 +1,5 @@
 // Small helpers over PostgreSQL connection strings, so no caller hand-edits URLs or leaks passwords.
 
-export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/deposit_withdraw';
-
 /** The database name of a connection string (`/deposit_withdraw` → `deposit_withdraw`). */
 export function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));

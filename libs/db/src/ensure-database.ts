@@ -1,5 +1,5 @@
-// Creates the database named in a connection string when it does not exist yet. Prisma's WASM
-// engine, unlike the native CLI, only reports "Database `x` does not exist", so we do it first.
+// Creates the database named in a connection string when it does not exist yet (`prisma migrate
+// deploy` does too; the migrate CLI calls this before applying migrations).
 import pg from 'pg';
 import { databaseName, quoteIdent, serverAddress, withDatabase } from './database-url';
 
