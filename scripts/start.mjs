@@ -68,8 +68,8 @@ function reachable(url, defaultPort) {
   }).then((ok) => ({ ok, where: `${u.hostname}:${port}` }));
 }
 
-/** Codes of a connection that never reached a server (as opposed to one a server refused). */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Codes of a connection that never reached a server (libs/config/src/unreachable-codes.json, shared with the services). */
+const UNREACHABLE = new Set(JSON.parse(readFileSync(path.join(root, 'libs/config/src/unreachable-codes.json'), 'utf8')).codes);
 
 /** One AMQP connection attempt: a port that accepts TCP may still not be RabbitMQ's, or refuse these credentials. */
 async function brokerProblem(url) {

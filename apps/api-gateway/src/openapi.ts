@@ -15,7 +15,7 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 const RETRY_AFTER = 'Retry-After';
 const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
-/** The creates whose 200 is a replay of the first create with the same orderId (CONTRACT 4.1). */
+/** The creates whose 200 is a replay of the first create with the same orderId (docs/api.md#transactions). */
 const IDEMPOTENT_CREATES = ['/api/createDeposit', '/api/createWithdraw'];
 
 const ref = (kind: 'headers' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });

@@ -1,6 +1,6 @@
 /**
  * /openapi.json of the gateway as built for production (buildApp): what it declares must be what
- * the service sends (CONTRACT 6 and 7). No request reaches an upstream: the document is the
+ * the service sends (docs/api.md#errors and the OpenAPI document). No request reaches an upstream: the document is the
  * gateway's own, so the upstreams point at a port nothing listens on.
  */
 import { InternalAuth } from '@dw/http-kit';

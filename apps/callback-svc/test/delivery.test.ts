@@ -11,7 +11,7 @@ beforeEach(() => {
 
 const forEvent = (id: string) => (r: { headers: Record<string, unknown> }) => r.headers['webhook-id'] === id;
 
-describe('a delivered callback (CONTRACT 5)', () => {
+describe('a delivered callback (docs/callbacks.md)', () => {
   it('POSTs the exact body, signed per Standard Webhooks with the merchant secret, webhook-id = event id', async () => {
     const merchant = await insertMerchant(h.service.pool, { deposit: `${h.receiver.url}/deposits?x=1` });
     const event = await insertEvent(h.service.pool, merchant.id, 'deposit', 'completed');

@@ -1,5 +1,5 @@
 /**
- * CONTRACT 5: delivery is fair between merchants. A merchant whose endpoint hangs, is slow or
+ * docs/callbacks.md: delivery is fair between merchants. A merchant whose endpoint hangs, is slow or
  * refuses uses only its own share of the delivery capacity and never delays another merchant's
  * callbacks. Scaled: a 2 s timeout, a slow endpoint answers after 1 s, a share of 4 in flight
  * (2 once slow), slow meaning attempts over 300 ms.

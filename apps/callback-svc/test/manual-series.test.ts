@@ -1,5 +1,5 @@
 /**
- * A series the merchant starts (redelivery, recovery; CONTRACT 4.7): transactions-svc sets the
+ * A series the merchant starts (redelivery, recovery; docs/api.md#redelivery-and-recovery): transactions-svc sets the
  * delivery back to pending with series_start = the attempts made so far and trigger manual, and
  * publishes the event with x-attempt = series_start + 1. The series gets the whole schedule again
  * (6 attempts, the configured waits), numbered after the earlier attempts, each marked manual.

@@ -1,6 +1,6 @@
 /**
  * The real process, bundled as `npm run build` does and started with the OpenTelemetry preload as
- * `npm start` does: trace context on callbacks as production sends it, and SIGTERM (CONTRACT 1).
+ * `npm start` does: trace context on callbacks as production sends it, and SIGTERM (docs/api.md#processes-and-health).
  * (In-process tests cannot start OpenTelemetry: its undici hook is process-wide and would leak
  * into the other test files Jest runs in the same process.)
  */
@@ -188,7 +188,7 @@ describe('SIGTERM', () => {
     }
   });
 
-  describe('a send cut short after its request went out (CONTRACT 5: every attempt is recorded, 6 at most)', () => {
+  describe('a send cut short after its request went out (docs/callbacks.md: every attempt is recorded, 6 at most)', () => {
     /** Sends are cut after half the budget (1.5 s), long before the callback timeout: only the abort can end them. */
     const SHUTDOWN_TIMEOUT_MS = 3_000;
     const ABORTING = { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), CALLBACK_TIMEOUT_MS: '60000' };

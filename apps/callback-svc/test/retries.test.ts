@@ -33,7 +33,7 @@ const settled = (eventId: string, status: string, timeoutMs = 15_000) =>
 
 const waits = (hits: ReceivedCallback[]) => hits.slice(1).map((h, i) => h.at - hits[i]!.at);
 
-describe('the retry schedule (CONTRACT 5, rules 2–4)', () => {
+describe('the retry schedule (docs/callbacks.md, rules 2–4)', () => {
   it('retries after 500, 500 and succeeds on the third attempt, waiting the configured delays', async () => {
     const { event, hits } = await deliverTo('/fail-twice', (nth) => (nth <= 2 ? 500 : 200));
     const got = await hits(3);

@@ -1,5 +1,5 @@
 /**
- * The sender's timeout is CALLBACK_TIMEOUT_MS and nothing shorter (CONTRACT 5: the service waits up
+ * The sender's timeout is CALLBACK_TIMEOUT_MS and nothing shorter (docs/callbacks.md: the service waits up
  * to that long for a reply). undici has header and body timers of its own on a coarse clock (ticks
  * of 499 ms): set to the same value, they fired up to a tick early and reported a network error, so
  * a reply arriving just in time was lost. Each send here starts at another point of that clock.
@@ -55,7 +55,7 @@ it('takes a reply that arrives shortly before CALLBACK_TIMEOUT_MS', async () => 
 
 /**
  * abortAll() (SIGTERM): a send whose request was written reached the merchant, or may have, so it is
- * an attempt; one still connecting wrote nothing and is not (CONTRACT 5: every attempt is recorded).
+ * an attempt; one still connecting wrote nothing and is not (docs/callbacks.md: every attempt is recorded).
  */
 describe('abortAll', () => {
   /** A sender of its own: abortAll() refuses every later send. The timeout is far off, so only the abort ends a send. */

@@ -1,5 +1,5 @@
 /**
- * An aborted attempt is settled within a bound of the shutdown budget, or handed back (CONTRACT 1:
+ * An aborted attempt is settled within a bound of the shutdown budget, or handed back (docs/api.md#processes-and-health:
  * SIGTERM exits 0 within SHUTDOWN_TIMEOUT_MS). The settling itself (record, retry) runs against the
  * real database and broker in process.test.ts; here, what happens when it does not finish in time.
  */

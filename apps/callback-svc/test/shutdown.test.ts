@@ -1,7 +1,7 @@
 /**
- * SIGTERM within its budget (CONTRACT 1): CALLBACK_TIMEOUT_MS may exceed SHUTDOWN_TIMEOUT_MS, so a
+ * SIGTERM within its budget (docs/api.md#processes-and-health): CALLBACK_TIMEOUT_MS may exceed SHUTDOWN_TIMEOUT_MS, so a
  * process stopped while merchants' endpoints hang cuts those sends short, records each as a failed
- * attempt (their requests had reached the endpoint: CONTRACT 5, every attempt is recorded) with its
+ * attempt (their requests had reached the endpoint: docs/callbacks.md, every attempt is recorded) with its
  * retry scheduled and its claim let go, and exits 0 within the budget. Another instance then
  * delivers every one of those events as its retry, at once (not after the claim's lease).
  */

@@ -1,4 +1,4 @@
-/** Only the gateway speaks for a merchant (contract §1): the ui believes x-merchant-id only with its proof. */
+/** Only the gateway speaks for a merchant (docs/api.md#processes-and-health): the ui believes x-merchant-id only with its proof. */
 import { randomUUID } from 'node:crypto';
 import { InternalAuth } from '@dw/http-kit';
 import { INTERNAL_SECRET, MERCHANT_ID } from './support/fixtures';

@@ -1,5 +1,5 @@
 /**
- * A CSV download the merchant abandons midway gives back everything it held (CONTRACT 4.6 export):
+ * A CSV download the merchant abandons midway gives back everything it held (docs/api.md#viewing-transactions export):
  * the upstream response is destroyed (its pooled connection freed, not left paused forever), and
  * the ui still closes at once, also with a connection open that never sent a request.
  */

@@ -1,5 +1,5 @@
 /**
- * The viewer's recovery actions (CONTRACT 4.7), as the templates render them: "Redeliver" on an
+ * The viewer's recovery actions (docs/api.md#redelivery-and-recovery), as the templates render them: "Redeliver" on an
  * event whose delivery has settled, "manual" on the attempts of a series the merchant started, and
  * the "Recover failed since…" panel. /ui's script runs them (tools/e2e ui-browser tests click them).
  */

@@ -1,5 +1,5 @@
 /**
- * GET /ui/viewTransaction with Accept: text/csv (CONTRACT 4.6): the reconciliation export as
+ * GET /ui/viewTransaction with Accept: text/csv (docs/api.md#viewing-transactions): the reconciliation export as
  * RFC 4180 CSV, streamed from transactions-svc's export, formula-leading cells neutralised.
  */
 import { EXPORT_ROWS, FORMULA, MERCHANT_ID } from './support/fixtures';

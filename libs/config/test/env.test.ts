@@ -55,6 +55,14 @@ describe('service configuration from the environment', () => {
     }
   });
 
+  it('counts an empty value as unset and refuses what is not exactly an integer or a URL', () => {
+    expect(loadCallbackConfig({ CALLBACK_PREFETCH: '  ', CALLBACK_PORT: ' 4001 ' })).toMatchObject({ prefetch: 1000, port: 4001 });
+    for (const wrong of ['1.5', '12abc', '-3', '70000']) expect(() => loadCallbackConfig({ CALLBACK_PORT: wrong })).toThrow(/CALLBACK_PORT must be an integer from 0 to 65535/);
+    expect(() => loadCallbackConfig({ CALLBACK_RETRY_DELAYS_MS: '5,0' })).toThrow(/CALLBACK_RETRY_DELAYS_MS must be a comma-separated list of integers from 1/);
+    expect(() => loadCallbackConfig({ AMQP_URL: 'amqp//nohost' })).toThrow(/AMQP_URL must be a URL \(amqp, amqps\) \(got "amqp\/\/nohost"\)/);
+    expect(loadCallbackConfig({ AMQP_URL: 'amqps://u:p@mq.example:5671/' }).amqpUrl).toBe('amqps://u:p@mq.example:5671');
+  });
+
   it('says when a required setting is missing', () => {
     expect(() => parseEnv({ u: url('UPSTREAM', { protocols: ['http'] }) }, {})).toThrow(/UPSTREAM is required/);
     expect(() => parseEnv({ n: int('N', { min: 1, max: 5 }) }, { N: '9' })).toThrow(/N must be an integer from 1 to 5 \(got "9"\)/);

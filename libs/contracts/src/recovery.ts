@@ -1,5 +1,5 @@
 /**
- * Redelivery and bulk recovery (CONTRACT 4.7): a merchant starts a new series of attempts for one
+ * Redelivery and bulk recovery (docs/api.md#redelivery-and-recovery): a merchant starts a new series of attempts for one
  * settled delivery, or for every delivery that ended failed or skipped in a window of time.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -1,5 +1,5 @@
 /**
- * POST /api/rotateCallbackSecret (CONTRACT 4.7): a new callback signing secret; the old one keeps
+ * POST /api/rotateCallbackSecret (docs/api.md#signing-secret): a new callback signing secret; the old one keeps
  * signing beside it for `overlapSeconds` (default 24 h, 0 revokes it at once).
  */
 import { Type, type Static } from '@sinclair/typebox';

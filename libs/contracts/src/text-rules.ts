@@ -1,5 +1,5 @@
 /**
- * The contract's text rules (CONTRACT 4.1, 6) as data, so every validator of the project (the
+ * The contract's text rules (docs/api.md#transactions, #errors) as data, so every validator of the project (the
  * gateway's, transactions-svc's and ui's Ajv, via @dw/http-kit) and /openapi.json read the same
  * rules from one place.
  *

@@ -15,7 +15,7 @@ import {
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 
-describe('amount (CONTRACT 4.1)', () => {
+describe('amount (docs/api.md#transactions)', () => {
   const re = new RegExp(AMOUNT_PATTERN, 'u');
   it.each(['1', '100.50', '0.00000001', '999999999999999999.99999999', '0.1', '007'])('accepts %s', (a) => {
     expect(re.test(a)).toBe(true);

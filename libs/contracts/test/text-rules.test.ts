@@ -6,7 +6,7 @@ import { CONTRACT_FORMATS, CreateDepositBody, CreateWithdrawBody, isContractDate
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 for (const [name, check] of Object.entries(CONTRACT_FORMATS)) ajv.addFormat(name, check);
 
-describe('printable and well-formed text (CONTRACT 4.1: any character except U+0000–U+001F and U+007F)', () => {
+describe('printable and well-formed text (docs/api.md#transactions: any character except U+0000–U+001F and U+007F)', () => {
   const deposit = ajv.compile(CreateDepositBody);
   const withdraw = ajv.compile(CreateWithdrawBody);
   const url = ajv.compile(UpdateCallbackUrlBody);

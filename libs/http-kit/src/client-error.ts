@@ -1,7 +1,7 @@
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a control character in a header, a
  * header section over 16 KiB, a broken request line) still get an application/problem+json answer
- * (CONTRACT 6), written straight to the socket as Fastify's own default handler does.
+ * (docs/api.md#errors), written straight to the socket as Fastify's own default handler does.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';

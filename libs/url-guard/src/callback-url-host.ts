@@ -1,5 +1,5 @@
 /**
- * The host rule of a callback URL (CONTRACT 4.5): when private hosts are not allowed, the host
+ * The host rule of a callback URL (docs/api.md#callback-urls): when private hosts are not allowed, the host
  * must not be, nor resolve to, a non-public address. Checked when the merchant saves the URL so
  * a mistake is reported at once; the sender checks again at connect time (see guarded-lookup.ts)
  * because DNS can change between the two.

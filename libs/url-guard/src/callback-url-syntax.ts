@@ -1,5 +1,5 @@
 /**
- * The syntactic rules of a callback URL (CONTRACT 4.5), checked before any DNS. The URL is parsed
+ * The syntactic rules of a callback URL (docs/api.md#callback-urls), checked before any DNS. The URL is parsed
  * with the WHATWG parser, the same one the callback sender's HTTP client uses, so the host judged
  * here is the host that would be called.
  */

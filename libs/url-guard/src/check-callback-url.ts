@@ -1,5 +1,5 @@
 /**
- * The whole validation of a merchant's callback URL (CONTRACT 4.5), as the transactions service
+ * The whole validation of a merchant's callback URL (docs/api.md#callback-urls), as the transactions service
  * runs it on updateCallbackUrlDeposit / updateCallbackUrlWithdraw.
  */
 import { publicHostProblem, systemLookup, type HostLookup } from './callback-url-host';

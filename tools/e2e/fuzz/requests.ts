@@ -1,5 +1,5 @@
 /**
- * Request generators for every endpoint of CONTRACT §4 through the gateway: bodies, query strings,
+ * Request generators for every endpoint of docs/api.md through the gateway: bodies, query strings,
  * headers and callback URLs, drawn from the corners in corpus.ts. A request is either well-formed
  * HTTP with hostile content (sent with undici) or hostile HTTP itself (sent as raw bytes).
  */

@@ -1,5 +1,5 @@
 /**
- * The fuzz run: N generated requests through the gateway, each answer checked against CONTRACT §6
+ * The fuzz run: N generated requests through the gateway, each answer checked against docs/api.md#errors
  * (no 5xx; every 4xx is application/problem+json with the request's id and, for
  * validation_failed, the offending fields), then every process's health.
  */

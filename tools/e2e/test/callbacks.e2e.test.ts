@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 5 end to end: outbox relay → RabbitMQ → callback-svc → a real receiver on
+ * Callbacks (docs/callbacks.md) end to end: outbox relay → RabbitMQ → callback-svc → a real receiver on
  * 127.0.0.1, with short retry delays (the real schedule runs in callbacks-default-schedule.ci.e2e.test.ts).
  */
 import { Webhook } from 'standardwebhooks';

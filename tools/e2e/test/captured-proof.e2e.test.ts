@@ -1,6 +1,6 @@
 /**
  * A forwarded request captured on the internal network is worth nothing to the one who captured it
- * (contract §1; docs/decisions.md, the trust model). A small HTTP hop between a gateway and
+ * (docs/api.md#processes-and-health; docs/decisions.md, the trust model). A small HTTP hop between a gateway and
  * transactions-svc records what the gateway really sends; sent again straight to transactions-svc,
  * its headers with another body are refused, and so are its headers with the same body: 401
  * problem+json, and the database unchanged.

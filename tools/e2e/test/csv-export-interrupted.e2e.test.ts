@@ -1,5 +1,5 @@
 /**
- * An interrupted CSV export (CONTRACT 4.6, Accept: text/csv) must give back everything it held.
+ * An interrupted CSV export (docs/api.md#viewing-transactions, Accept: text/csv) must give back everything it held.
  * A merchant who closes the download midway leaves nothing behind in the ui: its connection to
  * transactions-svc is released (the ui's pool holds 32), so after more dropped downloads than the
  * pool holds, the list still answers, the ui is still ready, and it still stops cleanly on SIGTERM

@@ -1,5 +1,5 @@
 /**
- * The reconciliation export (CONTRACT 4.6, Accept: text/csv) through the gateway and the real
+ * The reconciliation export (docs/api.md#viewing-transactions, Accept: text/csv) through the gateway and the real
  * processes: every matching transaction (not one page), RFC 4180, formula-leading cells
  * neutralised, and for the latest event its delivery status, attempts and the acknowledging 200.
  * It must match the JSON list, row for row.

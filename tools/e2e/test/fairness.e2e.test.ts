@@ -1,5 +1,5 @@
 /**
- * CONTRACT 5, fair delivery, end to end with the four real processes: merchant A's endpoint hangs
+ * docs/callbacks.md, fair delivery, end to end with the four real processes: merchant A's endpoint hangs
  * (or is slow, or refuses at once) while A creates 300 deposits in a burst; merchant B then creates
  * 60 deposits at 10 a second. Every B deposit.pending arrives within 2 s of its 201, and A is still
  * served within its own share. The callback timeout is scaled from 15 s to 5 s; the retry waits

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6: no input, however malformed, yields a 5xx or kills a process; every 4xx is
+ * docs/api.md#errors: no input, however malformed, yields a 5xx or kills a process; every 4xx is
  * application/problem+json. A seeded fuzz (tools/e2e/fuzz) of bodies, query strings, headers and
  * callback URLs on all merchant endpoints, through the gateway in front of the real processes.
  * FUZZ_SEED and FUZZ_REQUESTS override the defaults; `npm run fuzz -- --n 100000` is the long form.

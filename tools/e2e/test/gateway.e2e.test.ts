@@ -341,7 +341,7 @@ describe('documents', () => {
 describe('readiness and graceful shutdown', () => {
   it('stays ready on the gateway while ui is down (its /ui answers 503), and every service exits 0 on SIGTERM', async () => {
     expect(await stack.stop('ui')).toBe(0);
-    // The gateway needs transactions-svc only (contract §1).
+    // The gateway needs transactions-svc only (docs/api.md#processes-and-health).
     expect((await fetch(`${stack.gateway}/readyz`)).status).toBe(200);
     expect((await fetch(`${stack.gateway}/ui`)).status).toBe(503);
     expect(await stack.stop('api-gateway')).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 and §6 through the gateway: each input that once answered 500 (issue 8 §2) is a
+ * The endpoints of docs/api.md and their errors (docs/api.md#errors) through the gateway: each input that once answered 500 (issue 8 §2) is a
  * 400 validation_failed problem naming the field, and changes nothing.
  */
 import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from '@dw/contracts';

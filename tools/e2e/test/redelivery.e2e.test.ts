@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // (page.waitForFunction callbacks run in the browser: they use DOM globals.)
 /**
- * Redelivery and bulk recovery (CONTRACT 4.7, 5) across the real processes: a redelivered event
+ * Redelivery and bulk recovery (docs/api.md#redelivery-and-recovery, 5) across the real processes: a redelivered event
  * arrives with the same webhook-id and body and a fresh valid signature (standardwebhooks), its
  * attempts are recorded as manual beside the earlier ones; 409 while a series is pending or
  * retrying; 404 for an unknown or another merchant's event; recovery of a window restarts exactly

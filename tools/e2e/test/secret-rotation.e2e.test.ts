@@ -1,5 +1,5 @@
 /**
- * Signing-secret rotation with overlap (CONTRACT 2, 4.7, 5) across the real processes: during the
+ * Signing-secret rotation with overlap (README.md#operate-it, docs/api.md#signing-secret, docs/callbacks.md) across the real processes: during the
  * overlap every callback carries one `v1,` signature per live secret, so a receiver holding either
  * secret verifies it with the standardwebhooks library; after it, only the new secret verifies;
  * `--overlap 0` revokes the old one at once.

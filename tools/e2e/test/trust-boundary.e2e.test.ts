@@ -1,5 +1,5 @@
 /**
- * The trust boundary (contract §1, §3, §6; issue 8 §1, §3, §4 "ui outage", §5) against the real
+ * The trust boundary (docs/api.md#processes-and-health, #authentication, #errors; issue 8 §1, §3, §4 "ui outage", §5) against the real
  * processes: only the gateway speaks for a merchant, junk tokens are cheap to refuse, a rotation
  * racing a lookup does not resurrect the old token, the per-token limit holds across two gateways
  * sharing Redis, and the merchant API stays ready while ui is down.
@@ -171,7 +171,7 @@ describe('metrics on their own port (METRICS_PORT)', () => {
       for (const path of ['/ui/viewTransaction', '/healthz', '/api/getCallbackUrls']) {
         expect((await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId } })).status).toBe(404);
       }
-      expect((await fetch(`${ui.url}/metrics`)).status).toBe(200); // still on the main port (contract §1)
+      expect((await fetch(`${ui.url}/metrics`)).status).toBe(200); // still on the main port (docs/api.md#processes-and-health)
     } finally {
       await ui.stop();
     }

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // (page.evaluate callbacks run in the browser: they use DOM globals.)
 /**
- * The merchant's transaction viewer (CONTRACT 4.6, issue 4) in real headless Chromium against the
+ * The merchant's transaction viewer (docs/api.md#viewing-transactions, issue 4) in real headless Chromium against the
  * four real processes: sign in with the token, list, filter, page, open one with its callbacks,
  * hostile data shown as text, sign out, the server-rendered pages with JavaScript off, the CSP.
  */

@@ -146,7 +146,7 @@ function gatewayCases(): Case[] {
 
 const VALID_ID = '7b0c0000-0000-4000-8000-000000000000';
 
-/** The operator API of transactions-svc (CONTRACT 4.4), straight to the service: not routed by the gateway. */
+/** The operator API of transactions-svc (docs/api.md#statuses-and-the-operator-api), straight to the service: not routed by the gateway. */
 function operatorCases(): Case[] {
   const endpoint = 'POST /internal/transactions/{id}/status';
   const move = (id: string, body: unknown) => async () => {

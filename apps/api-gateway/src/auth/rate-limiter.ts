@@ -1,5 +1,5 @@
 /**
- * The per-token rate limit (contract §6): a token bucket of RATE_LIMIT_PER_SECOND with a burst of
+ * The per-token rate limit (docs/api.md#errors): a token bucket of RATE_LIMIT_PER_SECOND with a burst of
  * the same size. With REDIS_URL the bucket lives in Redis and one atomic Lua script takes from it,
  * so the limit holds across every gateway replica (clocks: Redis's own TIME, never the replicas').
  * Without it, each replica keeps buckets in memory.

@@ -1,6 +1,6 @@
 /** What one HTTP attempt came to: the row written to callback_attempts and the label for metrics. */
 export type AttemptOutcome =
-  /** status 200: the only success (CONTRACT 5, rule 2) */
+  /** status 200: the only success (docs/callbacks.md, rule 2) */
   | 'succeeded'
   /** any other status, 3xx included (redirects are not followed) */
   | 'http_status'

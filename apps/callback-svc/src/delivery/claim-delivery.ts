@@ -147,7 +147,7 @@ function toClaim(row: ClaimRow | undefined, attempt: number): Claim {
   return attemptCount >= attempt ? { kind: 'done', status: row.status, attemptCount, ...series } : { kind: 'busy' };
 }
 
-/** Deposit events go to the deposit URL, withdraw events to the withdraw URL (CONTRACT 5). */
+/** Deposit events go to the deposit URL, withdraw events to the withdraw URL (docs/callbacks.md). */
 export function urlForEventType(eventType: string, urls: { deposit: string | null; withdraw: string | null }): string | null {
   if (eventType.startsWith('deposit.')) return urls.deposit;
   if (eventType.startsWith('withdraw.')) return urls.withdraw;

@@ -1,7 +1,7 @@
 /**
  * Fair delivery: each merchant gets its own share of this process's delivery capacity, so one
  * merchant's slow, hanging or refusing endpoint never delays another merchant's callbacks
- * (CONTRACT 5). The rule, per merchant and per callback-svc replica:
+ * (docs/callbacks.md). The rule, per merchant and per callback-svc replica:
  *
  * - at most `perMerchant` callbacks in flight (`slowPerMerchant` while its endpoint is slow: its
  *   recent attempts took longer than `slowAfterMs` on average, or one in flight has been running

@@ -17,7 +17,7 @@ export interface Outcome {
   status: RecordedStatus;
   /** The HTTP attempt; absent when skipped. */
   result?: AttemptResult;
-  /** The trigger of the series this attempt belongs to (CONTRACT 4.7: manual attempts are marked). */
+  /** The trigger of the series this attempt belongs to (docs/api.md#redelivery-and-recovery: manual attempts are marked). */
   trigger: DeliveryTrigger;
 }
 

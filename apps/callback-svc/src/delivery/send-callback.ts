@@ -246,7 +246,7 @@ function requestHeaders(request: CallbackRequest, now: Date): Record<string, str
     'user-agent': USER_AGENT,
     ...webhookHeaders(request.signingSecrets, request.eventId, request.body, now),
   };
-  // The W3C trace context of the active span (the attempt's client span), as CONTRACT 5 promises.
+  // The W3C trace context of the active span (the attempt's client span), as docs/callbacks.md promises.
   injectTraceHeaders(headers);
   return headers;
 }

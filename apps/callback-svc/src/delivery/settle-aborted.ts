@@ -1,6 +1,6 @@
 /**
  * A send cut short by shutdown. Its request went out, so the merchant may have received it: that
- * makes it an attempt like any other (CONTRACT 5: every attempt is recorded, six at most per
+ * makes it an attempt like any other (docs/callbacks.md: every attempt is recorded, six at most per
  * series), settled the way every failed attempt is, recorded and then retried on schedule (or the
  * delivery failed when it was its series' last), and the message acked. Handing it back instead sent
  * the same attempt number again later: the merchant saw one POST more than the viewer showed, and a

@@ -1,5 +1,5 @@
 /**
- * Redelivery and bulk recovery (CONTRACT 4.7). A settled delivery starts a new series: its row goes
+ * Redelivery and bulk recovery (docs/api.md#redelivery-and-recovery). A settled delivery starts a new series: its row goes
  * back to `pending` with `series_start` = the attempts made so far (so the new series numbers its
  * attempts series_start+1 … series_start+6, unique per event, and callback-svc applies the full
  * schedule counted from series_start), and an outbox row carries the event's stored payload again

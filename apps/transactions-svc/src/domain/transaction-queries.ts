@@ -45,7 +45,7 @@ export async function listTransactions(
 }
 
 /**
- * The viewer's delivery object (CONTRACT 4.6) of the event whose id is the SQL expression `eventId`,
+ * The viewer's delivery object (docs/api.md#viewing-transactions) of the event whose id is the SQL expression `eventId`,
  * with `status` (NULL reads as pending); attempts in attempt order, each with its trigger.
  */
 export function deliveryJson(eventId: string, status: string): Sql {

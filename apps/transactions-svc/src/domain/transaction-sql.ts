@@ -11,7 +11,7 @@ import { ledgerCtes } from './ledger-sql';
 /** An instant as the API writes it (ISO 8601, UTC, milliseconds, `Z`), as SQL text for `column`. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The public transaction object (CONTRACT 4.3) built from a row aliased `alias`; json keeps key order. */
+/** The public transaction object (docs/api.md#transactions) built from a row aliased `alias`; json keeps key order. */
 export const transactionJson = (alias: string) =>
   raw(`json_build_object(
     'id', ${alias}.id, 'type', ${alias}.type, 'status', ${alias}.status,

@@ -1,5 +1,5 @@
 /**
- * POST /api/redeliverCallback and POST /api/recoverCallbacks (CONTRACT 4.7): the merchant starts a
+ * POST /api/redeliverCallback and POST /api/recoverCallbacks (docs/api.md#redelivery-and-recovery): the merchant starts a
  * new series of attempts for one settled delivery, or for every failed or skipped one in a window.
  */
 import {

@@ -1,4 +1,4 @@
-/** POST /api/rotateCallbackSecret: the merchant rolls its own signing secret, with an overlap (CONTRACT 4.7). */
+/** POST /api/rotateCallbackSecret: the merchant rolls its own signing secret, with an overlap (docs/api.md#signing-secret). */
 import { Problem, RotateCallbackSecretBody, RotatedCallbackSecret, SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
 import { notFound } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';

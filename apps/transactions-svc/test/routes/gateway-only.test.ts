@@ -1,5 +1,5 @@
 /**
- * Only the gateway speaks for a merchant (contract §1): transactions-svc acts for the merchant in
+ * Only the gateway speaks for a merchant (docs/api.md#processes-and-health): transactions-svc acts for the merchant in
  * x-merchant-id only with a fresh x-internal-auth proof of that very request, and token resolution
  * answers only such a caller. Anyone else gets 401 and changes nothing.
  */

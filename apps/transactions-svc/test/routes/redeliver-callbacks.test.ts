@@ -1,5 +1,5 @@
 /**
- * POST /api/redeliverCallback and POST /api/recoverCallbacks (CONTRACT 4.7). No relay runs here, so
+ * POST /api/redeliverCallback and POST /api/recoverCallbacks (docs/api.md#redelivery-and-recovery). No relay runs here, so
  * the outbox rows a call queues stay in the table to be read; delivery outcomes are written as
  * callback-svc writes them.
  */
@@ -262,7 +262,7 @@ describe('POST /api/recoverCallbacks', () => {
   });
 });
 
-describe('only the gateway speaks for a merchant (CONTRACT 1)', () => {
+describe('only the gateway speaks for a merchant (docs/api.md#processes-and-health)', () => {
   it('answers 401 to a direct caller naming a merchant, and restarts nothing', async () => {
     const eventId = await create(svc.merchantA);
     await settle(eventId, 'failed', [500]);

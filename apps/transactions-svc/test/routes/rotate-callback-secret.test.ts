@@ -1,4 +1,4 @@
-/** POST /api/rotateCallbackSecret (CONTRACT 4.7): the merchant rolls its own signing secret. */
+/** POST /api/rotateCallbackSecret (docs/api.md#signing-secret): the merchant rolls its own signing secret. */
 import { startTestService, type TestService } from '../support/service';
 
 let svc: TestService;

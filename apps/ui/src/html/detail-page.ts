@@ -49,7 +49,7 @@ function attemptRow(a: Attempt, now: number): SafeHtml {
 const SETTLED_DELIVERY = new Set(['succeeded', 'failed', 'skipped']);
 
 /**
- * "Redeliver" on an event whose delivery has settled (CONTRACT 4.7: a series still pending or
+ * "Redeliver" on an event whose delivery has settled (docs/api.md#redelivery-and-recovery: a series still pending or
  * retrying answers 409, so the button is not offered then). /ui's script runs it (ACTIONS in
  * public/app.js) with the merchant's token; the no-script page hides it (it needs the token header).
  */

@@ -21,7 +21,7 @@ const NO_STORE = 'no-store';
 
 /**
  * The export is a list (every matching transaction); one transaction has no CSV of its own.
- * 406 rather than JSON in place of the CSV asked for. §6 has no code of its own for 406: the
+ * 406 rather than JSON in place of the CSV asked for. the error codes (docs/api.md#errors) have none of their own for 406: the
  * offending part is the query's id, so it is named as a field, as validation_failed promises.
  */
 const CSV_IS_FOR_LISTS = () =>
@@ -60,7 +60,7 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       }
 
       if (as === 'csv') {
-        // The export is never paged: limit and cursor do not apply (CONTRACT 4.6).
+        // The export is never paged: limit and cursor do not apply (docs/api.md#viewing-transactions).
         const { limit: _limit, cursor: _cursor, ...exportFilters } = filters;
         const rows = await client.exportRows(scope, exportFilters);
         if (!rows.ok) return passProblem(reply, rows.status, rows.problem);

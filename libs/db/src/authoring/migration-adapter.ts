@@ -1,5 +1,5 @@
 // The driver adapter handed to Prisma's WASM schema engine: @prisma/adapter-pg with the corrections
-// the engine needs (RECIPES.md "Prisma 7 without the native schema engine", plus two found here):
+// the engine needs, each explained where it is made:
 // catalog result types, whole-script execution, one session per database, a real shadow database.
 import { randomUUID } from 'node:crypto';
 import { ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
