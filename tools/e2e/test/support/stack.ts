@@ -65,7 +65,7 @@ export interface Stack {
 }
 
 /** What a merchant of createMerchant may withdraw without funds, unless the test says otherwise. */
-export const E2E_CREDIT_LIMIT = '1000000000000000000000000000000';
+export const E2E_CREDIT_LIMIT = '999999999999999999.99999999'; // the largest amount there is
 
 export interface ExtraProcess {
   url: string;
