@@ -18,8 +18,13 @@ const common = {
   /** Prepended to every exchange and queue name, so environments (and test files) share a broker safely. */
   amqpPrefix: str('AMQP_PREFIX', { default: '' }),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100 }),
-  /** A second port serving only GET /metrics (0: none; /metrics stays on the main port either way). */
+  /** A second port serving only GET /metrics (0: none, /metrics on the main port; set: there only). */
   metricsPort: port('METRICS_PORT', 0),
+  /**
+   * A connection with no byte moving either way for this long is closed: a client that stopped
+   * reading a response (or an upstream that stopped sending) holds nothing for longer.
+   */
+  clientStallTimeoutMs: int('CLIENT_STALL_TIMEOUT_MS', { default: 30_000, min: 1_000, max: 600_000 }),
 };
 
 const database = {
@@ -77,6 +82,14 @@ export const transactionsSpec = {
   allowPrivateHosts,
   /** Events, their deliveries and attempts older than this are removed (transactions are kept); 0 keeps them forever. */
   eventRetentionDays: int('EVENT_RETENTION_DAYS', { default: 90, min: 0, max: 36_500 }),
+  /** CSV exports one merchant may have streaming at once in this process; more answer 429. */
+  exportConcurrencyPerMerchant: int('EXPORT_CONCURRENCY_PER_MERCHANT', { default: 2, min: 1, max: 100 }),
+  /** CSV exports this process streams at once, every merchant together; more answer 429. */
+  exportConcurrency: int('EXPORT_CONCURRENCY', { default: 8, min: 1, max: 1_000 }),
+  /** Bytes of rows one export reads from PostgreSQL at a time (its page, sized for the largest rows). */
+  exportPageBytes: int('EXPORT_PAGE_BYTES', { default: 1_048_576, min: 65_536, max: 67_108_864 }),
+  /** Connections the exports of this process share (apart from the pool of creates and reads). */
+  exportDatabasePoolSize: int('EXPORT_DATABASE_POOL_SIZE', { default: 2, min: 1, max: 50 }),
 };
 
 export const callbackSpec = {
