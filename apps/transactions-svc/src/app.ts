@@ -17,7 +17,8 @@ import { operatorRoutes } from './routes/operator-status';
 import { viewTransactionRoutes } from './routes/view-transactions';
 
 export interface AppDeps {
-  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'>;
+  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'> &
+    Partial<Pick<TransactionsConfig, 'redeliveryMaxSeries'>>;
   /** Every query runs on this pool (src/db/sql.ts says why not through the Prisma client). */
   db: pg.Pool;
   logger: FastifyBaseLogger;
@@ -50,7 +51,7 @@ export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps
       pageBytes: exports.pageBytes ?? DEFAULT_EXPORT_PAGE_BYTES,
     });
     rotateCallbackSecretRoutes(merchantApi, db);
-    redeliverCallbackRoutes(merchantApi, db);
+    redeliverCallbackRoutes(merchantApi, db, config.redeliveryMaxSeries);
   });
   operatorRoutes(app, db, config.adminToken);
   app.register(async (gatewayOnly) => {

@@ -82,6 +82,8 @@ export const transactionsSpec = {
   allowPrivateHosts,
   /** Events, their deliveries and attempts older than this are removed (transactions are kept); 0 keeps them forever. */
   eventRetentionDays: int('EVENT_RETENTION_DAYS', { default: 90, min: 0, max: 36_500 }),
+  /** Series of attempts a merchant may start for one event (redeliverCallback, recoverCallbacks); more answer 409. */
+  redeliveryMaxSeries: int('REDELIVERY_MAX_SERIES', { default: 10, min: 1, max: 1_000 }),
   /** CSV exports one merchant may have streaming at once in this process; more answer 429. */
   exportConcurrencyPerMerchant: int('EXPORT_CONCURRENCY_PER_MERCHANT', { default: 2, min: 1, max: 100 }),
   /** CSV exports this process streams at once, every merchant together; more answer 429. */

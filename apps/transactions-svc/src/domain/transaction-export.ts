@@ -28,8 +28,8 @@ export const EXPORT_ROW_MAX_BYTES = 48 * 1024;
 export const exportPageRows = (pageBytes: number) => Math.max(1, Math.floor(pageBytes / EXPORT_ROW_MAX_BYTES));
 
 export class ExportTooLargeError extends Error {
-  constructor() {
-    super(`more than ${EXPORT_MAX_ROWS} rows matched while the export streamed`);
+  constructor(maxRows: number) {
+    super(`more than ${maxRows} rows matched while the export streamed`);
   }
 }
 
@@ -77,12 +77,15 @@ export interface ExportOptions {
   asOf: string;
   /** The page budget (EXPORT_PAGE_BYTES). */
   pageBytes: number;
+  /** EXPORT_MAX_ROWS unless a test needs a smaller cap. */
+  maxRows?: number;
 }
 
-/** The rows, page by page; throws ExportTooLargeError when more than EXPORT_MAX_ROWS turn up. */
+/** The rows, page by page; throws ExportTooLargeError when more than maxRows (EXPORT_MAX_ROWS) turn up. */
 export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransactionQuery, opts: ExportOptions): AsyncGenerator<ExportRow> {
   const pageRows = exportPageRows(opts.pageBytes);
   let after: { createdAt: string; id: string } | undefined;
+  const maxRows = opts.maxRows ?? EXPORT_MAX_ROWS;
   let sent = 0;
   for (;;) {
     const where = filterConditions(merchantId, q);
@@ -90,7 +93,7 @@ export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransa
     if (after) where.push(sql`(t.created_at, t.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
     const rows = await page(db, where, pageRows);
     for (const row of rows) {
-      if (sent === EXPORT_MAX_ROWS) throw new ExportTooLargeError();
+      if (sent === maxRows) throw new ExportTooLargeError(maxRows);
       sent++;
       yield row;
     }
