@@ -192,8 +192,12 @@ describe('40 CSV downloads of 1,500 of the largest transactions, never read', ()
     expect(p99(createMs)).toBeLessThan(1000);
     expect(viewerAnswers).toBeGreaterThan(0);
     expect(closedAt).toBeLessThan(CLOSED_WITHIN_MS);
-    // A few began to stream; the rest were told to come back later.
-    expect((counts['HTTP/1.1 200 OK'] ?? 0) + refused.length).toBe(DOWNLOADS);
+    // At most the merchant's share began to stream (EXPORT_CONCURRENCY_PER_MERCHANT, 2); the rest were
+    // told to come back later (429), or, on a machine too busy to answer them within the upstream
+    // deadline (UPSTREAM_TIMEOUT_MS), 503: never held.
+    expect(counts['HTTP/1.1 200 OK'] ?? 0).toBeLessThanOrEqual(2);
+    const other = statuses.filter((st) => !/^HTTP\/1\.1 (200|429|503) /.test(st));
+    expect(other).toEqual([]);
     expect(refused.length).toBeGreaterThan(0);
     for (const head of refused) expect(head).toMatch(/\r\nretry-after: \d+/i);
   }, 240_000);
