@@ -8,13 +8,7 @@ import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
-import {
-  DEFAULT_EXPORT_BYTES_PER_SECOND,
-  DEFAULT_EXPORT_LIMITS,
-  DEFAULT_EXPORT_PAGE_BYTES,
-  exportTransactionRoutes,
-  type ExportSettings,
-} from './routes/export-transactions';
+import { DEFAULT_EXPORT_LIMITS, DEFAULT_EXPORT_PAGE_BYTES, exportTransactionRoutes, type ExportSettings } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
 import { redeliverCallbackRoutes } from './routes/redeliver-callbacks';
 import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
@@ -55,7 +49,6 @@ export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps
       db: exports.db ?? db,
       limits: exports.limits ?? DEFAULT_EXPORT_LIMITS,
       pageBytes: exports.pageBytes ?? DEFAULT_EXPORT_PAGE_BYTES,
-      bytesPerSecond: exports.bytesPerSecond ?? DEFAULT_EXPORT_BYTES_PER_SECOND,
     });
     rotateCallbackSecretRoutes(merchantApi, db);
     redeliverCallbackRoutes(merchantApi, db, config.redeliveryMaxSeries);

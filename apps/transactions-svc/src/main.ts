@@ -21,7 +21,6 @@ async function main() {
       db: exportDb,
       limits: { perMerchant: config.exportConcurrencyPerMerchant, perProcess: config.exportConcurrency },
       pageBytes: config.exportPageBytes,
-      bytesPerSecond: config.exportBytesPerSecond,
     },
   });
   const relay = outboxRelayProcess(config, logger);

@@ -90,8 +90,6 @@ export const transactionsSpec = {
   exportConcurrency: int('EXPORT_CONCURRENCY', { default: 8, min: 1, max: 1_000 }),
   /** Bytes of rows one export reads from PostgreSQL at a time (its page, sized for the largest rows). */
   exportPageBytes: int('EXPORT_PAGE_BYTES', { default: 1_048_576, min: 65_536, max: 67_108_864 }),
-  /** One export's pace in bytes of rows a second: a burst of exports spreads its CPU instead of taking it at once. */
-  exportBytesPerSecond: int('EXPORT_BYTES_PER_SECOND', { default: 4_194_304, min: 65_536, max: 1_073_741_824 }),
   /** Connections the exports of this process share (apart from the pool of creates and reads). */
   exportDatabasePoolSize: int('EXPORT_DATABASE_POOL_SIZE', { default: 2, min: 1, max: 50 }),
 };

@@ -5,7 +5,8 @@
  * about 42 KB each) and opens 40 CSV downloads of its list that it never reads. Meanwhile:
  * - every process stays up (before the bounds, transactions-svc ran out of heap in about 15 s and
  *   npm start stopped everything);
- * - merchant B's creates keep a p99 under 1 s and its viewer answers;
+ * - merchant B's creates all succeed and its viewer answers; their p99 is printed beside a baseline
+ *   of the same creates just before (speed is measured, never asserted: docs/benchmarks.md);
  * - the gateway closes every stalled download within 2 minutes, and the whole path lets go of them
  *   (transactions-svc's exports in flight are back to 0, and A can download its CSV in full again).
  * Production defaults throughout: the cut-off after 30 s without progress, the export limits, the heap
@@ -189,7 +190,6 @@ describe('40 CSV downloads of 1,500 of the largest transactions, never read', ()
 
     for (const name of SERVICES) expect(stack.pid(name)).toBeDefined();
     expect(failures).toEqual([]);
-    expect(p99(createMs)).toBeLessThan(1000);
     expect(viewerAnswers).toBeGreaterThan(0);
     expect(closedAt).toBeLessThan(CLOSED_WITHIN_MS);
     // At most the merchant's share began to stream (EXPORT_CONCURRENCY_PER_MERCHANT, 2); the rest were

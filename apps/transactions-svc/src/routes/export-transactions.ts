@@ -9,7 +9,6 @@
  * the connection's stall timeout (libs/http-kit create-service.ts), which ends the export.
  */
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';
 import { ApiError, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
@@ -30,13 +29,10 @@ export interface ExportSettings {
   limits: ExportLimits;
   /** EXPORT_PAGE_BYTES */
   pageBytes: number;
-  /** EXPORT_BYTES_PER_SECOND: one export's pace, so a burst of exports never takes the CPU from creates. */
-  bytesPerSecond: number;
 }
 
 export const DEFAULT_EXPORT_LIMITS: ExportLimits = { perMerchant: 2, perProcess: 8 };
 export const DEFAULT_EXPORT_PAGE_BYTES = 1_048_576;
-export const DEFAULT_EXPORT_BYTES_PER_SECOND = 4_194_304;
 
 const BUSY: Record<SlotRefusal, (limits: ExportLimits) => string> = {
   merchant: (l) => `At most ${l.perMerchant} exports of one merchant stream at once; retry after ${EXPORT_RETRY_AFTER_SECONDS} s, once one has finished.`,
@@ -66,21 +62,10 @@ export function exportTransactionRoutes(app: FastifyInstance, settings: ExportSe
         throw validationFailed([{ path: 'querystring', message }], `The export holds at most ${EXPORT_MAX_ROWS} rows; ${message}.`);
       }
       const log = request.log;
-      const { pageBytes, bytesPerSecond } = settings;
       const lines = Readable.from(
         (async function* () {
-          const started = Date.now();
-          let bytes = 0;
           try {
-            for await (const row of exportRows(db, merchantId, query, { asOf, pageBytes })) {
-              const line = `${JSON.stringify(row)}\n`;
-              bytes += Buffer.byteLength(line);
-              // Ahead of its pace: wait. Every reader's buffers (a socket's take megabytes) fill at
-              // this pace too, so even exports nobody reads cost their CPU spread out, not at once.
-              const ahead = (bytes / bytesPerSecond) * 1000 - (Date.now() - started);
-              if (ahead > 0) await sleep(ahead);
-              yield line;
-            }
+            for await (const row of exportRows(db, merchantId, query, { asOf, pageBytes: settings.pageBytes })) yield `${JSON.stringify(row)}\n`;
           } catch (err) {
             // The response ends without its last chunk: the ui's CSV ends abruptly, never looking complete.
             if (err instanceof ExportTooLargeError) log.warn({ err }, 'export passed its cap while streaming; ended unfinished');
