@@ -15,7 +15,8 @@ import {
 import { serviceUnavailable, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
 import { Pool } from 'undici';
 
-export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem };
+/** A problem from transactions-svc, with its Retry-After (a 429's) when it sent one. */
+export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem; retryAfter?: string };
 
 export interface RequestScope {
   merchantId: string;
@@ -157,7 +158,10 @@ export function transactionsClient(
       }
       if (res.statusCode !== 200) {
         const body: unknown = await res.body.json().catch(() => undefined);
-        if (res.statusCode >= 400 && isProblem(body)) return { ok: false, status: res.statusCode, problem: body };
+        const retryAfter = res.headers['retry-after'];
+        if (res.statusCode >= 400 && isProblem(body)) {
+          return { ok: false, status: res.statusCode, problem: body, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+        }
         throw serviceUnavailable();
       }
       return { ok: true, body: ndjsonRows(res.body) };
