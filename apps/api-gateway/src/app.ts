@@ -1,6 +1,6 @@
 /** Builds the gateway: auth + rate limit + validation + forwarding, OpenAPI and /docs. */
 import { EndpointHealth, Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
-import { createService, type InternalAuth } from '@dw/http-kit';
+import { createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { authenticate } from './auth/authenticate';
 import { BadTokenLimit } from './auth/bad-token-limit';
@@ -23,10 +23,13 @@ export interface GatewayDeps {
   trustProxyHops?: number;
   transactions: Upstream;
   ui: Upstream;
+  /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
+  listener?: ListenerSettings;
 }
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = createService({
+    ...deps.listener,
     logger: deps.logger,
     // The merchant API needs transactions-svc only: while ui is down the API stays ready and /ui
     // routes answer 503 (forwarding.ts), so an outage of the pages never takes the API out of service.

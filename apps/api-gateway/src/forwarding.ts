@@ -2,13 +2,14 @@
  * Forwarding through @fastify/reply-from over keep-alive undici pools. The client's own
  * x-merchant-id, x-internal-auth and token never reach the services; the authenticated merchant's
  * id does, with the gateway's proof of this very request, body included (libs/http-kit
- * internal-auth.ts). Each attempt, retries included, carries a proof of its own.
+ * internal-auth.ts). Each attempt, the one retry included (upstream-retry.ts), carries a proof of its own.
  */
 import { HEADER_API_TOKEN, HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
 import { HEADER_INTERNAL_AUTH, sendProblem, type InternalAuth } from '@dw/http-kit';
 import { injectTraceHeaders } from '@dw/telemetry';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { retryDelayFor } from './upstream-retry';
 import type { Upstream } from './upstreams';
 
 /** W3C trace context and baggage: the gateway writes its own on the forwarded request. */
@@ -75,6 +76,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
   // client's content-type carried (reply-from's strict parser throws on `application/json;;;`).
   // These exact bytes are what the proof's digest covers.
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const started = Date.now();
   const prove = (merchantId: string | undefined, requestId: string) =>
     request.server.internalAuth.headers({ method: request.method, path: target, merchantId: merchantId ?? '', requestId, body });
   return reply.from(path, {
@@ -91,10 +93,16 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       injectTraceHeaders(out);
       return { ...out, ...prove(req.merchantId, String(req.id)) };
     },
-    // reply-from retries a GET the upstream answered 503 (up to 10 times) with the same headers; a
-    // receiver accepts a proof once, so each retry carries a proof of its own.
-    retryDelay: ({ req, res, err, attempt, getDefaultDelay }) => {
-      const delay = getDefaultDelay(req, res, err, attempt);
+    // Once, on a connection error only, never on an answer (upstream-retry.ts). A receiver accepts a
+    // proof once, so the retry carries a proof of its own.
+    retryDelay: ({ req, res, err, attempt }) => {
+      const delay = retryDelayFor({
+        method: request.method,
+        attempt,
+        err: err as { code?: string } | null,
+        answered: Boolean(res),
+        elapsedMs: Date.now() - started,
+      });
       if (delay !== null) {
         const headers = req.headers as Record<string, string>;
         headers[HEADER_INTERNAL_AUTH] = prove(request.merchantId, String(request.id))[HEADER_INTERNAL_AUTH]!;

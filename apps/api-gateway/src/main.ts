@@ -1,5 +1,5 @@
 import { ConfigError, loadGatewayConfig } from '@dw/config';
-import { InternalAuth, runService } from '@dw/http-kit';
+import { InternalAuth, listenerSettings, runService } from '@dw/http-kit';
 import { AmqpConnection, subscribeTokenRotations } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
@@ -47,6 +47,7 @@ async function main() {
     trustProxyHops: config.trustProxyHops,
     transactions,
     ui,
+    listener: listenerSettings(config),
   });
   app.addHook('onClose', async () => {
     await amqp.close();

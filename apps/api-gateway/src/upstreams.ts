@@ -1,5 +1,5 @@
 /** Keep-alive undici pools to the services the gateway forwards to. */
-import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
+import { serviceUnavailable, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
 import { injectTraceHeaders } from '@dw/telemetry';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
@@ -10,10 +10,18 @@ export interface Upstream {
   pool: Pool;
 }
 
+/**
+ * `timeoutMs` (UPSTREAM_TIMEOUT_MS) bounds each request until its answer's headers, the wait for one
+ * of the 64 connections included (withHeadersDeadline), and each silence of a body that is read;
+ * a body the client stopped reading is cut off by the gateway's connection stall timeout.
+ */
 export function upstream(url: string, timeoutMs: number): Upstream {
   return {
     url,
-    pool: new Pool(url, { connections: 64, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
+    pool: withHeadersDeadline(
+      new Pool(url, { connections: 64, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
+      timeoutMs,
+    ),
   };
 }
 

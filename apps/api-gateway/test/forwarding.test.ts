@@ -1,7 +1,8 @@
 /**
  * What the gateway puts on the wire to an internal service: a proof of each request, body included,
  * that the service's own guard (libs/http-kit requireMerchant) accepts, and a proof of its own on
- * every retry, since the guard accepts a proof once. The upstream is a real HTTP server.
+ * its one retry, since the guard accepts a proof once. It retries only a connection error, once;
+ * never an answer, 503 included. The upstream is a real HTTP server.
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ let service: FastifyInstance;
 let gateway: FastifyInstance;
 let seen: { proof: string; body: unknown }[];
 let unavailableFirst = 0;
+let hangUpFirst = 0;
 
 beforeAll(async () => {
   service = createService({ logger: pino({ level: 'silent' }), readiness: {} });
@@ -28,6 +30,11 @@ beforeAll(async () => {
     requireMerchant(scope, new InternalAuth([SECRET]));
     scope.get('/api/getCallbackUrls', async (request, reply) => {
       seen.push({ proof: String(request.headers['x-internal-auth']), body: undefined });
+      if (hangUpFirst > 0) {
+        hangUpFirst--;
+        request.raw.socket.destroy(); // a connection error: no answer at all
+        return reply;
+      }
       if (unavailableFirst > 0) {
         unavailableFirst--;
         return reply.code(503).header('retry-after', '0').send({ status: 503, code: 'service_unavailable' });
@@ -54,6 +61,7 @@ beforeAll(async () => {
 beforeEach(() => {
   seen = [];
   unavailableFirst = 0;
+  hangUpFirst = 0;
 });
 afterAll(async () => {
   await gateway?.close();
@@ -73,12 +81,26 @@ describe('forwarding to an internal service', () => {
     expect(seen).toEqual([{ proof: expect.stringMatching(/^t=\d+,n=[\w-]{22},b=[0-9a-f]{64},v2=[0-9a-f]{64}$/), body: { url: 'https://merchant.example/cb' } }]);
   });
 
-  it('signs every retry of a GET anew: a 503 retried by the proxy still reaches the handler', async () => {
+  it('never retries an answer: a 503 reaches the service once and the merchant gets 503', async () => {
     unavailableFirst = 2;
     const res = await gateway.inject({ method: 'GET', url: '/api/getCallbackUrls', headers: { serviceapitoken: TOKEN } });
+    expect(res.statusCode).toBe(503);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries a GET once after a connection error, signed anew: the retry reaches the handler', async () => {
+    hangUpFirst = 1;
+    const res = await gateway.inject({ method: 'GET', url: '/api/getCallbackUrls', headers: { serviceapitoken: TOKEN } });
     expect(res.statusCode).toBe(200);
-    expect(seen).toHaveLength(3);
-    expect(new Set(seen.map((s) => s.proof)).size).toBe(3);
+    expect(seen).toHaveLength(2);
+    expect(new Set(seen.map((s) => s.proof)).size).toBe(2);
+  });
+
+  it('retries a connection error only once: a second one answers 503', async () => {
+    hangUpFirst = 5;
+    const res = await gateway.inject({ method: 'GET', url: '/api/getCallbackUrls', headers: { serviceapitoken: TOKEN } });
+    expect(res.statusCode).toBe(503);
+    expect(seen).toHaveLength(2);
   });
 
   it('signs two identical requests with one x-request-id apart: both are acted on', async () => {

@@ -1,6 +1,6 @@
 import { ConfigError, loadCallbackConfig } from '@dw/config';
 import { createPool } from '@dw/db';
-import { runService } from '@dw/http-kit';
+import { listenerSettings, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createBrokerConnection } from './broker';
@@ -17,7 +17,7 @@ async function main() {
   });
   const amqp = createBrokerConnection(config, logger);
   const deliveries = consumeDeliveries({ config, amqp, pool, logger });
-  const app = buildApp({ logger, amqp, pool });
+  const app = buildApp({ logger, amqp, pool, listener: listenerSettings(config) });
   // Fastify stops serving first; then the consumer stops taking messages and lets the deliveries in
   // flight finish and ack (what is still unacked returns to RabbitMQ), then what they used goes.
   // A callback may take CALLBACK_TIMEOUT_MS, longer than the whole budget: sends still running after

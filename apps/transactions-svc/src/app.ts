@@ -1,6 +1,6 @@
 /** Builds the transactions-svc Fastify instance; main.ts starts it, tests inject into it. */
 import type { TransactionsConfig } from '@dw/config';
-import { createService, InternalAuth, requireInternalCaller, requireMerchant } from '@dw/http-kit';
+import { createService, InternalAuth, requireInternalCaller, requireMerchant, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { mapDatabaseError } from './db-errors';
@@ -9,7 +9,7 @@ import { balanceRoutes } from './routes/balances';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
-import { exportTransactionRoutes } from './routes/export-transactions';
+import { DEFAULT_EXPORT_LIMITS, DEFAULT_EXPORT_PAGE_BYTES, exportTransactionRoutes, type ExportSettings } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
 import { redeliverCallbackRoutes } from './routes/redeliver-callbacks';
 import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
@@ -18,14 +18,20 @@ import { operatorRoutes } from './routes/operator-status';
 import { viewTransactionRoutes } from './routes/view-transactions';
 
 export interface AppDeps {
-  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'>;
+  config: Pick<TransactionsConfig, 'adminToken' | 'sandboxSettleMs' | 'allowPrivateHosts' | 'internalAuthSecrets'> &
+    Partial<Pick<TransactionsConfig, 'redeliveryMaxSeries'>>;
   /** Every query runs on this pool (libs/db/src/sql.ts says why not through the Prisma client). */
   db: pg.Pool;
   logger: FastifyBaseLogger;
+  /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
+  listener?: ListenerSettings;
+  /** The CSV export's pool and bounds (main.ts: its own pool and the EXPORT_* settings); `db` and the defaults when omitted. */
+  exports?: Partial<ExportSettings>;
 }
 
-export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
+export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps): FastifyInstance {
   const app = createService({
+    ...listener,
     logger,
     readiness: { postgresql: () => db.query('SELECT 1') },
     mapError: mapDatabaseError,
@@ -40,9 +46,13 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
     viewTransactionRoutes(merchantApi, db);
     endpointHealthRoutes(merchantApi, db);
-    exportTransactionRoutes(merchantApi, db);
+    exportTransactionRoutes(merchantApi, {
+      db: exports.db ?? db,
+      limits: exports.limits ?? DEFAULT_EXPORT_LIMITS,
+      pageBytes: exports.pageBytes ?? DEFAULT_EXPORT_PAGE_BYTES,
+    });
     rotateCallbackSecretRoutes(merchantApi, db);
-    redeliverCallbackRoutes(merchantApi, db);
+    redeliverCallbackRoutes(merchantApi, db, config.redeliveryMaxSeries);
     balanceRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);

@@ -1,5 +1,5 @@
 import { ConfigError, loadTransactionsConfig } from '@dw/config';
-import { runService } from '@dw/http-kit';
+import { listenerSettings, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createPool } from '@dw/db';
@@ -11,7 +11,19 @@ async function main() {
   const config = loadTransactionsConfig();
   const logger = createLogger('transactions-svc', config.logLevel);
   const db = createPool(config.databaseUrl, config.databasePoolSize);
-  const app = buildApp({ config, db, logger });
+  // The exports read on a small pool of their own: however many stream, creates never wait behind them.
+  const exportDb = createPool(config.databaseUrl, config.exportDatabasePoolSize, { applicationName: 'dw-transactions-svc-export' });
+  const app = buildApp({
+    config,
+    db,
+    logger,
+    listener: listenerSettings(config),
+    exports: {
+      db: exportDb,
+      limits: { perMerchant: config.exportConcurrencyPerMerchant, perProcess: config.exportConcurrency },
+      pageBytes: config.exportPageBytes,
+    },
+  });
   const relay = outboxRelayProcess(config, logger);
   let retention: RetentionJob | undefined;
   let balanceCheck: BalanceCheckJob | undefined;
@@ -25,7 +37,7 @@ async function main() {
     await retention?.stop();
     await balanceCheck?.stop();
     await relay.stop();
-    await db.end();
+    await Promise.all([db.end(), exportDb.end()]);
   });
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }

@@ -1,5 +1,5 @@
 /** Builds the ui service; main.ts starts it, tests inject into it. */
-import { createService, type InternalAuth } from '@dw/http-kit';
+import { createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
 import { endpointHealthRoutes } from './routes/endpoint-health';
@@ -13,10 +13,12 @@ export interface UiDeps {
   /** Verifies that a request naming a merchant came through the gateway. */
   internalAuth: InternalAuth;
   assets?: Assets;
+  /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
+  listener?: ListenerSettings;
 }
 
-export function buildApp({ logger, transactions, internalAuth, assets = loadAssets() }: UiDeps): FastifyInstance {
-  const app = createService({ logger, readiness: { 'transactions-svc': () => transactions.alive() } });
+export function buildApp({ logger, transactions, internalAuth, assets = loadAssets(), listener }: UiDeps): FastifyInstance {
+  const app = createService({ ...listener, logger, readiness: { 'transactions-svc': () => transactions.alive() } });
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);

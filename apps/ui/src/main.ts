@@ -1,5 +1,5 @@
 import { ConfigError, loadUiConfig } from '@dw/config';
-import { InternalAuth, runService } from '@dw/http-kit';
+import { InternalAuth, listenerSettings, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { transactionsClient } from './transactions-client';
@@ -9,7 +9,7 @@ async function main() {
   const logger = createLogger('ui', config.logLevel);
   const internalAuth = new InternalAuth(config.internalAuthSecrets);
   const transactions = transactionsClient(config.transactionsUrl, config.upstreamTimeoutMs, internalAuth);
-  const app = buildApp({ logger, transactions, internalAuth });
+  const app = buildApp({ logger, transactions, internalAuth, listener: listenerSettings(config) });
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 

@@ -12,10 +12,11 @@ import {
   type TransactionDetail,
   type TransactionPage,
 } from '@dw/contracts';
-import { serviceUnavailable, type InternalAuth } from '@dw/http-kit';
+import { serviceUnavailable, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
 import { Pool } from 'undici';
 
-export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem };
+/** A problem from transactions-svc, with its Retry-After (a 429's) when it sent one. */
+export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem; retryAfter?: string };
 
 export interface RequestScope {
   merchantId: string;
@@ -50,7 +51,8 @@ class NdjsonRows extends Transform {
   private rest = '';
 
   constructor() {
-    super({ readableObjectMode: true });
+    // One parsed row waiting at most (a row may be 48 KB): what a slow reader makes the ui hold stays small.
+    super({ readableObjectMode: true, readableHighWaterMark: 1 });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
@@ -88,7 +90,9 @@ const isProblem = (body: unknown): body is Problem =>
 /**
  * The export's longest silence between two chunks of its body. Not a total timeout: a large
  * export streams for minutes. While the merchant reads slowly, undici pauses the body and this
- * clock with it; it fires only when transactions-svc itself stalls, and frees the connection.
+ * clock with it; it fires only when transactions-svc itself stalls, and frees the connection. A
+ * merchant who stops reading altogether is cut off by the ui's own connection stall timeout
+ * (CLIENT_STALL_TIMEOUT_MS), which destroys the CSV stream and, through the pipeline, this body.
  */
 export const EXPORT_IDLE_TIMEOUT_MS = 30_000;
 
@@ -99,7 +103,11 @@ export function transactionsClient(
   auth: InternalAuth,
   exportIdleTimeoutMs = EXPORT_IDLE_TIMEOUT_MS,
 ): TransactionsClient {
-  const pool = new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  // Each request has `timeoutMs` to get its answer's headers, waiting for one of the 32 connections included.
+  const pool = withHeadersDeadline(
+    new Pool(baseUrl, { connections: 32, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
+    timeoutMs,
+  );
 
   // The proof covers this very request: method, path with query, merchant and request id.
   const headers = (scope: RequestScope, path: string, accept = 'application/json') => ({
@@ -150,7 +158,10 @@ export function transactionsClient(
       }
       if (res.statusCode !== 200) {
         const body: unknown = await res.body.json().catch(() => undefined);
-        if (res.statusCode >= 400 && isProblem(body)) return { ok: false, status: res.statusCode, problem: body };
+        const retryAfter = res.headers['retry-after'];
+        if (res.statusCode >= 400 && isProblem(body)) {
+          return { ok: false, status: res.statusCode, problem: body, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+        }
         throw serviceUnavailable();
       }
       return { ok: true, body: ndjsonRows(res.body) };

@@ -24,10 +24,20 @@ const common = {
   /** Prepended to every exchange and queue name, so environments (and test files) share a broker safely. */
   amqpPrefix: str('AMQP_PREFIX', { default: '', docDefault: 'empty', description: 'prefix of every exchange and queue name' }),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, description: 'graceful-shutdown budget on SIGTERM' }),
-  /** A second port serving only GET /metrics (0: none; /metrics stays on the main port either way). */
+  /** A second port serving only GET /metrics (0: none, /metrics on the main port; set: there only). */
   metricsPort: port('METRICS_PORT', 0, {
     docDefault: '0 (none)',
-    description: 'also serve `GET /metrics` alone on this port (the Helm chart uses 9464)',
+    description: 'serve `GET /metrics` on this port only, not on the service\'s own port (the Helm chart uses 9464); 0: on the own port',
+  }),
+  /**
+   * A connection with no byte moving either way for this long is closed: a client that stopped
+   * reading a response (or an upstream that stopped sending) holds nothing for longer.
+   */
+  clientStallTimeoutMs: int('CLIENT_STALL_TIMEOUT_MS', {
+    default: 30_000,
+    min: 1_000,
+    max: 600_000,
+    description: 'a connection with no byte moving either way for this long is closed (a client that stopped reading)',
   }),
 };
 
@@ -132,6 +142,36 @@ export const transactionsSpec = {
     docDefault: '90 (0: keep forever)',
     description:
       'events, callback deliveries and attempts older than this are removed by a job every replica runs (transactions are kept; [retention](docs/deploy.md#retention))',
+  }),
+  redeliveryMaxSeries: int('REDELIVERY_MAX_SERIES', {
+    default: 10,
+    min: 1,
+    max: 1_000,
+    description: 'series of attempts a merchant may start for one event (redeliverCallback, recoverCallbacks); more answer 409',
+  }),
+  exportConcurrencyPerMerchant: int('EXPORT_CONCURRENCY_PER_MERCHANT', {
+    default: 2,
+    min: 1,
+    max: 100,
+    description: 'CSV exports one merchant may have streaming at once in this process; more answer 429',
+  }),
+  exportConcurrency: int('EXPORT_CONCURRENCY', {
+    default: 8,
+    min: 1,
+    max: 1_000,
+    description: 'CSV exports this process streams at once, every merchant together; more answer 429',
+  }),
+  exportPageBytes: int('EXPORT_PAGE_BYTES', {
+    default: 1_048_576,
+    min: 65_536,
+    max: 67_108_864,
+    description: 'bytes of rows one export reads from PostgreSQL at a time (its page, sized for the largest rows)',
+  }),
+  exportDatabasePoolSize: int('EXPORT_DATABASE_POOL_SIZE', {
+    default: 2,
+    min: 1,
+    max: 50,
+    description: 'connections the exports of this process share, apart from the pool of creates and reads',
   }),
 };
 

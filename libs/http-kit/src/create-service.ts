@@ -25,6 +25,16 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 20_000;
+/**
+ * How long a connection may go without a byte moving either way before it is closed (Node's socket
+ * timeout, Fastify's connectionTimeout; CLIENT_STALL_TIMEOUT_MS). A client that stops reading a
+ * response fills the socket's buffers; the response then stops writing (backpressure), nothing
+ * moves, and the connection is closed, which destroys the response and whatever it streams from:
+ * the progress watchdog a paused body never gets from undici's bodyTimeout. Until this, Fastify's
+ * default was 0 (never), and 12 unread CSV downloads held transactions-svc's heap until it died.
+ * A keep-alive connection between requests keeps Fastify's own keepAliveTimeout (72 s).
+ */
+export const CLIENT_STALL_TIMEOUT_MS = 30_000;
 const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface ServiceOptions {
@@ -37,7 +47,20 @@ export interface ServiceOptions {
   trustProxy?: number;
   /** REQUEST_TIMEOUT_MS unless a test wants to wait less. */
   requestTimeoutMs?: number;
+  /** CLIENT_STALL_TIMEOUT_MS unless configured otherwise. */
+  clientStallTimeoutMs?: number;
+  /** METRICS_PORT: when set (>0), GET /metrics is served there only (run-service.ts), not on this port. */
+  metricsPort?: number;
 }
+
+/** The listener settings every service takes from its config (METRICS_PORT, CLIENT_STALL_TIMEOUT_MS). */
+export type ListenerSettings = Pick<ServiceOptions, 'metricsPort' | 'clientStallTimeoutMs'>;
+
+/** The ListenerSettings of a service's parsed config. */
+export const listenerSettings = (config: { metricsPort: number; clientStallTimeoutMs: number }): ListenerSettings => ({
+  metricsPort: config.metricsPort,
+  clientStallTimeoutMs: config.clientStallTimeoutMs,
+});
 
 /**
  * What Fastify's router refuses before any route or hook runs: a path that is not valid
@@ -63,6 +86,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? BODY_LIMIT_BYTES,
     requestTimeout: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    connectionTimeout: opts.clientStallTimeoutMs ?? CLIENT_STALL_TIMEOUT_MS,
     http: {
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: 1_000,
@@ -97,6 +121,6 @@ export function createService(opts: ServiceOptions): FastifyInstance {
 
   answerConnect(app);
   closeUnusedConnectionsOnClose(app);
-  registerHealthRoutes(app, opts.readiness);
+  registerHealthRoutes(app, opts.readiness, { metrics: !opts.metricsPort });
   return app;
 }

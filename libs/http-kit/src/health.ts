@@ -1,6 +1,8 @@
 /**
  * /healthz (the process is alive), /readyz (every dependency this service needs answers) and
- * /metrics (Prometheus text). None of them needs a token.
+ * /metrics (Prometheus text). None of them needs a token. /metrics is left out when the service
+ * serves it on METRICS_PORT instead (run-service.ts): in a deployment the gateway's public port
+ * never shows it, while the probes keep /healthz and /readyz where they are.
  */
 import { renderMetrics } from '@dw/telemetry';
 import type { FastifyInstance, FastifySchema } from 'fastify';
@@ -33,7 +35,7 @@ async function runCheck(check: ReadinessCheck): Promise<boolean> {
   }
 }
 
-export function registerHealthRoutes(app: FastifyInstance, checks: Record<string, ReadinessCheck>): void {
+export function registerHealthRoutes(app: FastifyInstance, checks: Record<string, ReadinessCheck>, opts = { metrics: true }): void {
   // `hide` keeps these out of the OpenAPI document (@fastify/swagger reads it).
   const hide = { schema: { hide: true } as FastifySchema };
   app.get('/healthz', hide, async () => ({ status: 'ok' }));
@@ -48,6 +50,7 @@ export function registerHealthRoutes(app: FastifyInstance, checks: Record<string
     return { status: 'ready', checks: Object.fromEntries(names.map((n) => [n, 'up'])) };
   });
 
+  if (!opts.metrics) return;
   app.get('/metrics', hide, async (_request, reply) => {
     const { contentType, body } = await renderMetrics();
     return reply.type(contentType).send(body);

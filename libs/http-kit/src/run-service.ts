@@ -13,7 +13,10 @@ export interface RunOptions {
   port: number;
   host: string;
   shutdownTimeoutMs: number;
-  /** When set (>0), /metrics is also served alone on this port (METRICS_PORT), for Prometheus. */
+  /**
+   * When set (>0), /metrics is served alone on this port (METRICS_PORT), for Prometheus; the app
+   * must then have been built with the same metricsPort (createService), which leaves it off its own port.
+   */
   metricsPort?: number;
 }
 

@@ -14,11 +14,18 @@ export type HostLookup = (host: string) => Promise<string[]>;
 /** The bounded resolver (hosts file, then c-ares with a deadline): never the libuv threadpool. */
 export const systemLookup: HostLookup = async (host) => (await defaultHostResolver()(host)).map((entry) => entry.address);
 
+/**
+ * The one reason given for any host name that may not be called, whether it resolves to a private
+ * address or not at all: naming the address, or telling the two apart, would let a merchant map the
+ * internal DNS names by trying them.
+ */
+export const NOT_PUBLIC_HOST = 'url host is not a public host: it must resolve, and only to public addresses';
+
 /** Null when the host may be called, else a reason that tells the merchant what to fix. */
 export async function publicHostProblem(hostname: string, lookup: HostLookup): Promise<string | null> {
   const literal = ipLiteralOf(hostname);
   if (literal !== null) {
-    return isPublicAddress(literal) ? null : `url host is a private address (${literal})`;
+    return isPublicAddress(literal) ? null : 'url host is not a public address';
   }
   if (isLocalhost(hostname)) return 'url host must be a public host name, not localhost';
 
@@ -28,10 +35,8 @@ export async function publicHostProblem(hostname: string, lookup: HostLookup): P
   } catch {
     addresses = [];
   }
-  if (addresses.length === 0) return `url host ${hostname} does not resolve; check the host name`;
   // Any private answer is enough: the client may pick any of them, and an attacker controls which.
-  const privateAddress = addresses.find((address) => !isPublicAddress(address));
-  return privateAddress === undefined ? null : `url host resolves to a private address (${privateAddress})`;
+  return addresses.length > 0 && addresses.every(isPublicAddress) ? null : NOT_PUBLIC_HOST;
 }
 
 /** RFC 6761 reserves `localhost` and every name under it for loopback, whatever DNS says. */

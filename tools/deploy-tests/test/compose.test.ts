@@ -12,8 +12,22 @@ const service = (name: string): JsonObject => {
   if (!found) throw new Error(`no service ${name} in docker-compose.yml`);
   return found;
 };
-const envOf = (name: string): Env =>
-  Object.fromEntries(Object.entries(service(name)['environment'] as JsonObject).map(([k, v]) => [k, String(v)]));
+/**
+ * Compose's interpolation of `${NAME:?message}` (required) and `${NAME:-default}` from `shell`, as
+ * `docker compose` does before anything starts; a required variable that is unset stops it.
+ */
+function interpolate(value: string, shell: Env): string {
+  return value.replace(/\$\{(\w+)(?::([?-])([^}]*))?\}/g, (_all, name: string, kind?: string, arg?: string) => {
+    const set = shell[name];
+    if (set !== undefined && set !== '') return set;
+    if (kind === '?') throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return kind === '-' ? (arg ?? '') : '';
+  });
+}
+/** The operator's environment the tests start compose with: the one variable it requires. */
+const SHELL: Env = { INTERNAL_AUTH_SECRETS: 'operator-generated-secret-0123456789abcdef' };
+const envOf = (name: string, shell: Env = SHELL): Env =>
+  Object.fromEntries(Object.entries(service(name)['environment'] as JsonObject).map(([k, v]) => [k, interpolate(String(v), shell)]));
 const dependsOn = (name: string): Record<string, string> =>
   Object.fromEntries(
     Object.entries((service(name)['depends_on'] ?? {}) as Record<string, Json>).map(([dep, spec]) => [
@@ -34,11 +48,26 @@ describe('docker-compose.yml', () => {
     expect(service('jaeger')['environment']).toMatchObject({ COLLECTOR_OTLP_ENABLED: 'true' });
   });
 
-  it('publishes only the gateway, and the Jaeger and RabbitMQ management UIs on 127.0.0.1 alone', () => {
+  it('publishes only the gateway and the Jaeger and RabbitMQ management UIs, each on 127.0.0.1 alone', () => {
     const published = Object.entries(services).flatMap(([name, s]) =>
       ((s['ports'] ?? []) as Json[]).map((p) => `${name} ${String(p)}`),
     );
-    expect(published.sort()).toEqual(['api-gateway 3000:3000', 'jaeger 127.0.0.1:16686:16686', 'rabbitmq 127.0.0.1:15672:15672']);
+    expect(published.sort()).toEqual(['api-gateway 127.0.0.1:3000:3000', 'jaeger 127.0.0.1:16686:16686', 'rabbitmq 127.0.0.1:15672:15672']);
+  });
+
+  it('requires INTERNAL_AUTH_SECRETS from the environment (no secret written in the file), and refuses to start without it', () => {
+    for (const app of ['api-gateway', 'transactions-svc', 'ui']) {
+      expect(loadGatewayConfig(envOf(app)).internalAuthSecrets).toEqual([SHELL.INTERNAL_AUTH_SECRETS]);
+      expect(() => envOf(app, {})).toThrow(/INTERNAL_AUTH_SECRETS.*openssl rand/);
+    }
+  });
+
+  it('keeps callbacks to private addresses off unless the operator turns them on', () => {
+    const load = { 'transactions-svc': loadTransactionsConfig, 'callback-svc': loadCallbackConfig };
+    for (const [app, loadConfig] of Object.entries(load)) {
+      expect(loadConfig(envOf(app)).allowPrivateHosts).toBe(false);
+      expect(loadConfig(envOf(app, { ...SHELL, CALLBACK_ALLOW_PRIVATE_HOSTS: 'true' })).allowPrivateHosts).toBe(true);
+    }
   });
 
   it('gives the gateway, transactions-svc and ui one internal secret, and the gateway Redis', () => {

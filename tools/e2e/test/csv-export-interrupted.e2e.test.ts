@@ -5,11 +5,12 @@
  * pool holds, the list still answers, the ui is still ready, and it still stops cleanly on SIGTERM
  * (its pool's close waits for every request to transactions-svc still running: one left would be
  * "killed by timeout", exit 1). How many idle keep-alive connections the pool keeps is its own
- * business, so they are not counted.
+ * business, so they are not counted. The merchant may stream 10 exports at once here (2 by default),
+ * so each round of 10 also proves that transactions-svc frees an export's slot when it is dropped.
  */
 import net from 'node:net';
 import pg from 'pg';
-import { api, startStack, type Merchant, type Stack } from './support/stack';
+import { api, eventually, startStack, type Merchant, type Stack } from './support/stack';
 
 /** More than the ui's pool to transactions-svc holds (connections: 32, transactions-client.ts). */
 const DROPS = 40;
@@ -24,7 +25,11 @@ let stack: Stack;
 let merchant: Merchant;
 
 beforeAll(async () => {
-  stack = await startStack('csv_interrupted', { RATE_LIMIT_PER_SECOND: '100000' });
+  stack = await startStack('csv_interrupted', {
+    RATE_LIMIT_PER_SECOND: '100000',
+    EXPORT_CONCURRENCY_PER_MERCHANT: String(AT_ONCE),
+    EXPORT_CONCURRENCY: String(AT_ONCE),
+  });
   merchant = stack.createMerchant('Big exporter');
   // Written by SQL: thousands of rows in a moment (the export needs no events to list them).
   const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
@@ -84,6 +89,12 @@ function dropCsvRequest(): Promise<void> {
   });
 }
 
+/** transactions-svc's exports streaming now (its dw_exports_in_flight gauge). */
+async function exportsInFlight(): Promise<number> {
+  const text = await (await fetch(`${stack.transactions}/metrics`)).text();
+  return Number(text.split('\n').find((l) => l.startsWith('dw_exports_in_flight '))?.split(' ')[1]);
+}
+
 async function settle(ms: number) {
   await new Promise((r) => setTimeout(r, ms));
 }
@@ -97,6 +108,8 @@ describe('GET /ui/viewTransaction with Accept: text/csv, dropped by the client m
     for (let i = 0; i < DROPS; i += AT_ONCE) {
       answers.push(...(await Promise.all(Array.from({ length: AT_ONCE }, dropCsvDownload))));
       await Promise.all(Array.from({ length: EARLY }, dropCsvRequest));
+      // Every dropped export lets go of its slot in transactions-svc before the next round.
+      expect(await eventually(exportsInFlight, (n) => n === 0, 10_000)).toBe(0);
     }
     await settle(500); // let the ui see the closed sockets
 

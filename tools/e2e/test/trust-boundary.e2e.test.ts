@@ -161,7 +161,7 @@ describe('unauthenticated traffic is cheap to refuse', () => {
 });
 
 describe('metrics on their own port (METRICS_PORT)', () => {
-  it('serves GET /metrics there and nothing else', async () => {
+  it('serves GET /metrics there only, and nothing else there; health and readiness stay on the main port', async () => {
     const metricsPort = await freePort();
     const ui = await stack.startExtra('ui', { METRICS_PORT: String(metricsPort) });
     try {
@@ -171,9 +171,24 @@ describe('metrics on their own port (METRICS_PORT)', () => {
       for (const path of ['/ui/viewTransaction', '/healthz', '/api/getCallbackUrls']) {
         expect((await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId } })).status).toBe(404);
       }
-      expect((await fetch(`${ui.url}/metrics`)).status).toBe(200); // still on the main port (docs/api.md#processes-and-health)
+      expect((await fetch(`${ui.url}/metrics`)).status).toBe(404); // not on the main port once it has its own
+      expect((await fetch(`${ui.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${ui.url}/readyz`)).status).toBe(200);
     } finally {
       await ui.stop();
+    }
+  });
+
+  it("keeps the gateway's public port free of /metrics when METRICS_PORT is set", async () => {
+    const metricsPort = await freePort();
+    const gw = await stack.startExtra('api-gateway', { METRICS_PORT: String(metricsPort) });
+    try {
+      expect((await fetch(`${gw.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+    } finally {
+      await gw.stop();
     }
   });
 });

@@ -9,6 +9,10 @@
  * Both in one statement, so a
  * series is never started without its message nor a message sent for a series not started; a
  * delivery already pending or retrying is left alone, which makes recovery safe to repeat.
+ *
+ * An event takes at most `maxSeries` series started by the merchant (REDELIVERY_MAX_SERIES, 10 by
+ * default; `manual_series` counts them): without a cap one event gathered attempts without end, and
+ * the viewer's detail, which shows every attempt of an event, grew with them.
  */
 import { MERCHANT_HEADER, ATTEMPT_HEADER, MANUAL_ROUTING_PREFIX } from '@dw/messaging';
 import { RECOVERY_MAX_EVENTS, type RedeliveredEvent, type TransactionTypeName } from '@dw/contracts';
@@ -28,14 +32,14 @@ const UNSUCCESSFUL = raw(`('failed', 'skipped')`);
  * each candidate's delivery that is still in `statuses`, and queue its message in event order.
  * The status is checked again on the row the UPDATE locks, so two concurrent calls restart it once.
  */
-function restartSeries(statuses: Sql, traceparent: string | null, guard: Sql = sql`TRUE`): Sql {
+function restartSeries(statuses: Sql, traceparent: string | null, maxSeries: number, guard: Sql = sql`TRUE`): Sql {
   return sql`
     restarted AS (
       UPDATE callback_deliveries d
-         SET status = 'pending', series_start = d.attempt_count, trigger = 'manual',
+         SET status = 'pending', series_start = d.attempt_count, trigger = 'manual', manual_series = d.manual_series + 1,
              claimed_attempt = NULL, claimed_until = NULL, updated_at = now()
         FROM candidates c
-       WHERE d.event_id = c.id AND d.status IN ${statuses} AND ${guard}
+       WHERE d.event_id = c.id AND d.status IN ${statuses} AND d.manual_series < ${maxSeries}::int AND ${guard}
       RETURNING d.event_id, d.attempt_count, d.status, c.type, c.payload, c.merchant_id, c.created_at
     ),
     -- From restarted alone: joining it back to candidates (two CTE scans) was a nested loop, 15 s
@@ -55,13 +59,19 @@ export type RedeliverOutcome =
   | { kind: 'redelivered'; event: RedeliveredEvent }
   | { kind: 'not_found' }
   /** A series is pending or retrying now. */
-  | { kind: 'in_progress' };
+  | { kind: 'in_progress' }
+  /** The event has had its REDELIVERY_MAX_SERIES series. */
+  | { kind: 'series_cap' };
+
+/** REDELIVERY_MAX_SERIES's default. */
+export const DEFAULT_REDELIVERY_MAX_SERIES = 10;
 
 export async function redeliverEvent(
   db: pg.Pool,
   merchantId: string,
   eventId: string,
   traceparent: string | null,
+  maxSeries = DEFAULT_REDELIVERY_MAX_SERIES,
 ): Promise<RedeliverOutcome> {
   const redeliver = sql`
     WITH candidates AS (
@@ -69,15 +79,16 @@ export async function redeliverEvent(
         FROM transaction_events e
        WHERE e.id = ${eventId} AND e.merchant_id = ${merchantId}::uuid
     ),
-    ${restartSeries(SETTLED, traceparent)}
+    ${restartSeries(SETTLED, traceparent, maxSeries)}
     SELECT (r.event_id IS NOT NULL) AS restarted,
+           (SELECT d.manual_series >= ${maxSeries}::int FROM callback_deliveries d WHERE d.event_id = c.id) AS capped,
            json_build_object('id', c.id, 'type', c.type,
              'createdAt', ${raw(iso('c.created_at'))},
              'delivery', ${deliveryJson('c.id', 'r.status')}) AS event
       FROM candidates c LEFT JOIN restarted r ON r.event_id = c.id`;
-  const [row] = await query<{ restarted: boolean; event: RedeliveredEvent }>(db, redeliver);
+  const [row] = await query<{ restarted: boolean; capped: boolean | null; event: RedeliveredEvent }>(db, redeliver);
   if (!row) return { kind: 'not_found' };
-  if (!row.restarted) return { kind: 'in_progress' };
+  if (!row.restarted) return { kind: row.capped ? 'series_cap' : 'in_progress' };
   ringOutboxDoorbell('manual_outbox');
   return { kind: 'redelivered', event: row.event };
 }
@@ -100,6 +111,7 @@ export async function recoverDeliveries(
   merchantId: string,
   window: RecoveryWindow,
   traceparent: string | null,
+  maxSeries = DEFAULT_REDELIVERY_MAX_SERIES,
 ): Promise<RecoverOutcome> {
   const ofType = window.type ? sql`AND e.type LIKE ${`${window.type}.%`}` : empty;
   const recover = sql`
@@ -113,7 +125,7 @@ export async function recoverDeliveries(
        LIMIT ${RECOVERY_MAX_EVENTS + 1}
     ),
     too_many AS (SELECT count(*) > ${RECOVERY_MAX_EVENTS} AS over FROM candidates),
-    ${restartSeries(UNSUCCESSFUL, traceparent, sql`NOT (SELECT over FROM too_many)`)}
+    ${restartSeries(UNSUCCESSFUL, traceparent, maxSeries, sql`NOT (SELECT over FROM too_many)`)}
     SELECT (SELECT over FROM too_many) AS over, (SELECT count(*)::int FROM outboxed) AS recovered`;
   const [row] = await query<{ over: boolean; recovered: number }>(db, recover);
   if (!row || row.over) return { kind: 'too_many' };

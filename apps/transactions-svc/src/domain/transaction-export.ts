@@ -1,7 +1,15 @@
 /**
  * The reconciliation export: every transaction matching the list's filters, newest first, with
  * its latest event's delivery (status, attempts, when a 200 acknowledged it). Read in keyset pages
- * (the list's (created_at, id) index) and yielded row by row, so memory holds one page at most.
+ * (the list's (created_at, id) index) sized in bytes, not rows: a page holds at most pageBytes of
+ * the largest rows the API admits, so what one export holds in memory is bounded whatever the
+ * merchant stored. Each page is a short query of its own, so a slow reader holds no database
+ * connection between pages.
+ *
+ * One point in time: the count fixes `asOf` (the database's clock), and the rows are read below it,
+ * so rows committed while the file streams never push older ones out of a file that looks complete.
+ * Should the cap still be passed (a row committed late with an earlier created_at), the stream fails
+ * (ExportTooLargeError) and the download ends abruptly instead of silently missing rows.
  */
 import { EXPORT_MAX_ROWS, type ExportRow, type ViewTransactionQuery } from '@dw/contracts';
 import type pg from 'pg';
@@ -9,20 +17,43 @@ import { join, query, raw, sql, type Sql } from '@dw/db';
 import { filterConditions } from './transaction-queries';
 import { iso, transactionJson } from './transaction-sql';
 
-const PAGE_ROWS = 1000;
+/**
+ * The largest export row the API admits, as NDJSON: a 500-character description, 20 metadata keys
+ * of 40 and values of 500 characters, a 128-character orderId and a 256-character destination, every
+ * character 4 bytes of UTF-8 (an emoji), is 46,736 bytes of text; quotes and the fixed fields add under 1 KB.
+ */
+export const EXPORT_ROW_MAX_BYTES = 48 * 1024;
 
-export class ExportTooLargeError extends Error {}
+/** Rows per page for a page budget of `pageBytes`: at least one. */
+export const exportPageRows = (pageBytes: number) => Math.max(1, Math.floor(pageBytes / EXPORT_ROW_MAX_BYTES));
 
-/** How many rows match, counted only up to one past the limit (so the count stays bounded). */
-export async function countUpToLimit(db: pg.Pool, merchantId: string, q: ViewTransactionQuery): Promise<number> {
-  const where = filterConditions(merchantId, q);
-  const count = sql`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM transactions t WHERE ${join(where, ' AND ')} LIMIT ${EXPORT_MAX_ROWS + 1}) x`;
-  const [row] = await query<{ n: number }>(db, count);
-  return row?.n ?? 0;
+export class ExportTooLargeError extends Error {
+  constructor(maxRows: number) {
+    super(`more than ${maxRows} rows matched while the export streamed`);
+  }
 }
 
-async function page(db: pg.Pool, where: Sql[]): Promise<ExportRow[]> {
+export interface ExportCount {
+  /** Matching rows created before asOf, counted only up to one past the limit (so the count stays bounded). */
+  count: number;
+  /** The database's clock when counted: the export's upper bound on created_at (with the query's own `to`). */
+  asOf: string;
+}
+
+export async function countUpToLimit(db: pg.Pool, merchantId: string, q: ViewTransactionQuery): Promise<ExportCount> {
+  const where = filterConditions(merchantId, q);
+  const count = sql`
+    WITH clock AS (SELECT date_trunc('milliseconds', now()) AS as_of)
+    SELECT (SELECT count(*)::int FROM (
+              SELECT 1 FROM transactions t
+               WHERE ${join(where, ' AND ')} AND t.created_at < (SELECT as_of FROM clock)
+               LIMIT ${EXPORT_MAX_ROWS + 1}) x) AS n,
+           ${raw(iso('(SELECT as_of FROM clock)'))} AS "asOf"`;
+  const [row] = await query<{ n: number; asOf: string }>(db, count);
+  return { count: row?.n ?? 0, asOf: row!.asOf };
+}
+
+async function page(db: pg.Pool, where: Sql[], rows: number): Promise<ExportRow[]> {
   const onePage = sql`
     SELECT ${transactionJson('t')} AS transaction,
            e.id AS "lastEventId", e.type AS "lastEventType",
@@ -37,21 +68,37 @@ async function page(db: pg.Pool, where: Sql[]): Promise<ExportRow[]> {
           FROM callback_attempts x WHERE x.event_id = e.id) a ON true
      WHERE ${join(where, ' AND ')}
      ORDER BY t.created_at DESC, t.id DESC
-     LIMIT ${PAGE_ROWS}`;
+     LIMIT ${rows}`;
   return query<ExportRow>(db, onePage);
 }
 
-export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransactionQuery): AsyncGenerator<ExportRow> {
+export interface ExportOptions {
+  /** From countUpToLimit: only rows created before it. */
+  asOf: string;
+  /** The page budget (EXPORT_PAGE_BYTES). */
+  pageBytes: number;
+  /** EXPORT_MAX_ROWS unless a test needs a smaller cap. */
+  maxRows?: number;
+}
+
+/** The rows, page by page; throws ExportTooLargeError when more than maxRows (EXPORT_MAX_ROWS) turn up. */
+export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransactionQuery, opts: ExportOptions): AsyncGenerator<ExportRow> {
+  const pageRows = exportPageRows(opts.pageBytes);
   let after: { createdAt: string; id: string } | undefined;
+  const maxRows = opts.maxRows ?? EXPORT_MAX_ROWS;
   let sent = 0;
-  while (sent < EXPORT_MAX_ROWS) {
+  for (;;) {
     const where = filterConditions(merchantId, q);
+    where.push(sql`t.created_at < ${opts.asOf}::timestamptz`);
     if (after) where.push(sql`(t.created_at, t.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
-    const rows = await page(db, where);
-    for (const row of rows.slice(0, EXPORT_MAX_ROWS - sent)) yield row;
-    sent += rows.length;
+    const rows = await page(db, where, pageRows);
+    for (const row of rows) {
+      if (sent === maxRows) throw new ExportTooLargeError(maxRows);
+      sent++;
+      yield row;
+    }
     const last = rows[rows.length - 1];
-    if (rows.length < PAGE_ROWS || !last) return;
+    if (rows.length < pageRows || !last) return;
     after = { createdAt: last.transaction.createdAt, id: last.transaction.id };
   }
 }

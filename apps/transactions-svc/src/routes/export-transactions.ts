@@ -2,30 +2,77 @@
  * GET /api/transactions/export: every transaction matching the list's filters (limit and cursor
  * do not apply), as NDJSON, one ExportRow a line, streamed. The ui turns it into the merchant's
  * CSV. More than EXPORT_MAX_ROWS matching is refused up front with a 400, before anything streams.
+ *
+ * Bounded (docs/api.md, "What one merchant's requests may hold"): a few exports per merchant and per
+ * process (429 rate_limited with Retry-After beyond them), pages sized in bytes, reads on a pool of
+ * their own, and a response buffer of EXPORT_BUFFER_BYTES. A reader that stops reading is cut off by
+ * the connection's stall timeout (libs/http-kit create-service.ts), which ends the export.
  */
 import { Readable } from 'node:stream';
 import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';
-import { validationFailed } from '@dw/http-kit';
+import { ApiError, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import { countUpToLimit, exportRows } from '../domain/transaction-export';
 import type pg from 'pg';
+import { ExportSlots, type ExportLimits, type SlotRefusal } from '../domain/export-slots';
+import { countUpToLimit, ExportTooLargeError, exportRows } from '../domain/transaction-export';
 
 export const NDJSON = 'application/x-ndjson';
 
-export function exportTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
+/** Bytes of NDJSON the response buffers ahead of the socket (about one of the largest rows). */
+const EXPORT_BUFFER_BYTES = 64 * 1024;
+/** An export usually takes seconds; a slot frees when one ends or is cut off. */
+export const EXPORT_RETRY_AFTER_SECONDS = 5;
+
+export interface ExportSettings {
+  /** The pool the exports read on (EXPORT_DATABASE_POOL_SIZE), apart from creates and reads. */
+  db: pg.Pool;
+  limits: ExportLimits;
+  /** EXPORT_PAGE_BYTES */
+  pageBytes: number;
+}
+
+export const DEFAULT_EXPORT_LIMITS: ExportLimits = { perMerchant: 2, perProcess: 8 };
+export const DEFAULT_EXPORT_PAGE_BYTES = 1_048_576;
+
+const BUSY: Record<SlotRefusal, (limits: ExportLimits) => string> = {
+  merchant: (l) => `At most ${l.perMerchant} exports of one merchant stream at once; retry after ${EXPORT_RETRY_AFTER_SECONDS} s, once one has finished.`,
+  process: () => `Too many exports are streaming now; retry after ${EXPORT_RETRY_AFTER_SECONDS} s.`,
+};
+
+export function exportTransactionRoutes(app: FastifyInstance, settings: ExportSettings): void {
+  const slots = new ExportSlots(settings.limits);
+  const { db } = settings;
+
   app.get<{ Querystring: ViewTransactionQuery }>(
     '/api/transactions/export',
     { schema: { querystring: ViewTransactionQuery, response: { '4xx': Problem } } },
     async (request, reply) => {
       const { merchantId, query } = request;
-      if ((await countUpToLimit(db, merchantId, query)) > EXPORT_MAX_ROWS) {
+      const slot = slots.acquire(merchantId);
+      if ('refused' in slot) {
+        throw new ApiError(429, 'rate_limited', BUSY[slot.refused](settings.limits), undefined, {
+          'retry-after': String(EXPORT_RETRY_AFTER_SECONDS),
+        });
+      }
+      // 'close' comes once the response is over, whichever way: sent, failed, or the client cut off.
+      reply.raw.once('close', slot.release);
+      const { count, asOf } = await countUpToLimit(db, merchantId, query);
+      if (count > EXPORT_MAX_ROWS) {
         const message = `more than ${EXPORT_MAX_ROWS} transactions match: narrow the filters (from, to, type, status)`;
         throw validationFailed([{ path: 'querystring', message }], `The export holds at most ${EXPORT_MAX_ROWS} rows; ${message}.`);
       }
+      const log = request.log;
       const lines = Readable.from(
         (async function* () {
-          for await (const row of exportRows(db, merchantId, query)) yield `${JSON.stringify(row)}\n`;
+          try {
+            for await (const row of exportRows(db, merchantId, query, { asOf, pageBytes: settings.pageBytes })) yield `${JSON.stringify(row)}\n`;
+          } catch (err) {
+            // The response ends without its last chunk: the ui's CSV ends abruptly, never looking complete.
+            if (err instanceof ExportTooLargeError) log.warn({ err }, 'export passed its cap while streaming; ended unfinished');
+            throw err;
+          }
         })(),
+        { objectMode: false, highWaterMark: EXPORT_BUFFER_BYTES },
       );
       return reply.type(NDJSON).header('cache-control', 'no-store').send(lines);
     },

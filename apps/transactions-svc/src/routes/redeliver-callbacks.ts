@@ -14,21 +14,25 @@ import {
 import { conflict, notFound, validationFailed } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
-import { recoverDeliveries, redeliverEvent } from '../domain/redelivery';
+import { DEFAULT_REDELIVERY_MAX_SERIES, recoverDeliveries, redeliverEvent } from '../domain/redelivery';
 import type pg from 'pg';
 
 const DAY_MS = 86_400_000;
 
-export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool): void {
+/** `maxSeries`: REDELIVERY_MAX_SERIES, the series a merchant may start for one event. */
+export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool, maxSeries = DEFAULT_REDELIVERY_MAX_SERIES): void {
   app.post<{ Body: RedeliverCallbackBody }>(
     '/api/redeliverCallback',
     { schema: { body: RedeliverCallbackBody, response: { 202: RedeliveredEvent, '4xx': Problem } } },
     async (request, reply) => {
-      const outcome = await redeliverEvent(db, request.merchantId, request.body.eventId, currentTraceparent() ?? null);
+      const outcome = await redeliverEvent(db, request.merchantId, request.body.eventId, currentTraceparent() ?? null, maxSeries);
       // Another merchant's event reads exactly like one that does not exist.
       if (outcome.kind === 'not_found') throw notFound('No event with this id.');
       if (outcome.kind === 'in_progress') {
         throw conflict('A series of attempts for this event is still pending or retrying; redeliver it once it has settled.');
+      }
+      if (outcome.kind === 'series_cap') {
+        throw conflict(`This event has been redelivered ${maxSeries} times, the most one event allows; nothing was started.`);
       }
       return reply.code(202).send(outcome.event);
     },
@@ -54,7 +58,8 @@ export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool): void
       if (Date.parse(since) >= Date.parse(until)) {
         throw validationFailed([{ path: '/until', message: 'must be later than since' }], 'The window [since, until) is empty.');
       }
-      const outcome = await recoverDeliveries(db, request.merchantId, { since, until, type }, currentTraceparent() ?? null);
+      // An event past its series cap is left as it is (not counted in `recovered`).
+      const outcome = await recoverDeliveries(db, request.merchantId, { since, until, type }, currentTraceparent() ?? null, maxSeries);
       if (outcome.kind === 'too_many') {
         throw validationFailed(
           [{ path: '/since', message: `the window holds more than ${RECOVERY_MAX_EVENTS} failed or skipped deliveries; narrow it` }],

@@ -2,6 +2,8 @@
  * GET /api/transactions/export (behind /ui/viewTransaction with Accept: text/csv): every matching
  * transaction, streamed as NDJSON in keyset pages, with its latest event's delivery.
  */
+import { ExportSlots } from '../../src/domain/export-slots';
+import { countUpToLimit, EXPORT_ROW_MAX_BYTES, exportPageRows, ExportTooLargeError, exportRows as exportRowsOf } from '../../src/domain/transaction-export';
 import { startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -96,9 +98,56 @@ describe('GET /api/transactions/export', () => {
     expect(narrowed.body.split('\n').filter(Boolean)).toHaveLength(1);
   }, 60_000);
 
+  it('reads one point in time: rows committed after the count never push older ones out, and passing the cap fails loudly', async () => {
+    const merchant = svc.merchantB;
+    await bulkInsert(merchant, 1, 'as-of-');
+    const counted = await countUpToLimit(svc.pool, merchant, { orderId: 'as-of-1' } as never);
+    expect(counted.count).toBe(1);
+    await svc.db.$executeRawUnsafe(
+      `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1::uuid, 'withdraw', 'completed', 1, 'USD', 'as-of-1', 0, now() + interval '1 second', now())`,
+      merchant,
+    );
+    const rows = [];
+    for await (const row of exportRowsOf(svc.pool, merchant, { orderId: 'as-of-1' } as never, { asOf: counted.asOf, pageBytes: 1_048_576 })) rows.push(row);
+    expect(rows.map((r) => r.transaction.type)).toEqual(['deposit']); // not the withdraw committed after the count
+
+    // More rows than the cap below asOf (a late commit with an earlier created_at): the stream throws
+    // after the cap's rows, so the download ends unfinished instead of silently missing the rest.
+    let streamed = 0;
+    const drain = async () => {
+      const query = { orderId: 'as-of-1' } as never; // both rows below this asOf
+      for await (const _row of exportRowsOf(svc.pool, merchant, query, { asOf: new Date(Date.now() + 60_000).toISOString(), pageBytes: 1_048_576, maxRows: 1 })) streamed++;
+    };
+    await expect(drain()).rejects.toBeInstanceOf(ExportTooLargeError);
+    expect(streamed).toBe(1);
+  });
+
+  it('sizes its pages in bytes: the largest rows the API admits, never a fixed 1,000', () => {
+    expect(exportPageRows(1_048_576)).toBe(21);
+    expect(exportPageRows(1_048_576) * EXPORT_ROW_MAX_BYTES).toBeLessThanOrEqual(1_048_576);
+    expect(exportPageRows(1)).toBe(1);
+  });
+
   it.each(['limit=0', 'type=refund', 'from=yesterday', 'bogus=1'])('answers 400 validation_failed for %s', async (query) => {
     const res = await svc.as(svc.merchantA, { method: 'GET', url: `/api/transactions/export?${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('validation_failed');
+  });
+});
+
+describe('ExportSlots: how many exports stream at once', () => {
+  it('admits a few per merchant and a few per process, and frees a slot once (a second release is ignored)', () => {
+    const slots = new ExportSlots({ perMerchant: 2, perProcess: 3 });
+    const a1 = slots.acquire('a');
+    const a2 = slots.acquire('a');
+    expect(slots.acquire('a')).toEqual({ refused: 'merchant' });
+    const b1 = slots.acquire('b');
+    expect(slots.acquire('c')).toEqual({ refused: 'process' });
+    if (!('release' in a1) || !('release' in a2) || !('release' in b1)) throw new Error('expected slots');
+    a1.release();
+    a1.release();
+    expect(slots.acquire('a')).toHaveProperty('release');
+    expect(slots.acquire('c')).toEqual({ refused: 'process' });
   });
 });

@@ -124,6 +124,25 @@ describe('POST /api/redeliverCallback', () => {
     expect((await redeliver({ eventId })).statusCode).toBe(409);
   });
 
+  it('starts at most 10 series for one event: the 11th answers 409 naming the cap, and queues nothing', async () => {
+    const eventId = await create(svc.merchantA);
+    await settle(eventId, 'failed', [500]);
+    for (let i = 0; i < 10; i++) {
+      expect((await redeliver({ eventId })).statusCode).toBe(202);
+      await svc.db.$executeRaw`UPDATE callback_deliveries SET status = 'failed' WHERE event_id = ${eventId}`;
+    }
+    await clearOutbox();
+    const capped = await redeliver({ eventId });
+    expect(capped.statusCode).toBe(409);
+    expect(capped.json()).toMatchObject({ code: 'conflict', detail: expect.stringContaining('10 times') });
+    expect(await queued(eventId)).toEqual([]);
+    expect(await delivery(eventId)).toMatchObject({ status: 'failed' });
+    // Nor does a recovery start an 11th.
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await recover({ since });
+    expect(await queued(eventId)).toEqual([]);
+  });
+
   it("answers 404 for an unknown event and for another merchant's, with the same body, and changes nothing", async () => {
     await clearOutbox();
     const theirs = await create(svc.merchantB);

@@ -51,6 +51,8 @@ export function transactionsCsv(rows: Readable): Readable {
   });
   const records = new Transform({
     objectMode: true,
+    highWaterMark: 1, // one row at a time (up to 48 KB each): the CSV's own buffer is the slack
+
     transform(row: ExportRow, _encoding, done) {
       done(null, CSV_COLUMNS.map(([, cell]) => cell(row) ?? ''));
     },

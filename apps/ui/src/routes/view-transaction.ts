@@ -29,7 +29,9 @@ const CSV_IS_FOR_LISTS = () =>
     { path: 'querystring:/id', message: 'must be absent with Accept: text/csv (CSV is for lists)' },
   ]);
 
-function passProblem(reply: FastifyReply, status: number, problem: Problem): FastifyReply {
+/** transactions-svc's problem as it answered it; a 429's Retry-After (too many exports at once) goes with it. */
+function passProblem(reply: FastifyReply, status: number, problem: Problem, retryAfter?: string): FastifyReply {
+  if (retryAfter !== undefined) reply.header('retry-after', retryAfter);
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
@@ -63,7 +65,7 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
         // The export is never paged: limit and cursor do not apply (docs/api.md#viewing-transactions).
         const { limit: _limit, cursor: _cursor, ...exportFilters } = filters;
         const rows = await client.exportRows(scope, exportFilters);
-        if (!rows.ok) return passProblem(reply, rows.status, rows.problem);
+        if (!rows.ok) return passProblem(reply, rows.status, rows.problem, rows.retryAfter);
         return reply
           .type(CSV_CONTENT_TYPE)
           .header('content-disposition', 'attachment; filename="transactions.csv"')

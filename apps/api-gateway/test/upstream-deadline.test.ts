@@ -1,0 +1,57 @@
+/**
+ * A queued upstream request has a deadline (libs/http-kit upstream-deadline.ts, used by the
+ * gateway's and the ui's pools): with every connection held, a request waiting in the pool's queue
+ * fails after the deadline instead of waiting for good; an answer whose headers came in time is
+ * never cut by it, however long its body takes. Real HTTP server, real undici pool.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UpstreamDeadlineError, withHeadersDeadline } from '@dw/http-kit';
+import { Pool } from 'undici';
+
+let server: http.Server;
+let url: string;
+const held: http.ServerResponse[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === '/hang') return void held.push(res); // never answers
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('first ');
+    setTimeout(() => res.end('last'), 600); // a body slower than the deadline
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('withHeadersDeadline', () => {
+  it('fails a request queued behind a held connection once the deadline passes', async () => {
+    const pool = withHeadersDeadline(new Pool(url, { connections: 1, headersTimeout: 60_000 }), 300);
+    const hanging = pool.request({ method: 'GET', path: '/hang' }).catch((err: Error) => err);
+    const started = Date.now();
+    const queued = await pool.request({ method: 'GET', path: '/slow-body' }).catch((err: Error) => err);
+    expect(queued).toBeInstanceOf(UpstreamDeadlineError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await hanging).toBeInstanceOf(UpstreamDeadlineError);
+    await pool.destroy();
+  });
+
+  it('leaves an answer whose headers came in time alone, its body slower than the deadline', async () => {
+    const pool = withHeadersDeadline(new Pool(url, { connections: 1 }), 300);
+    const res = await pool.request({ method: 'GET', path: '/slow-body' });
+    expect(await res.body.text()).toBe('first last');
+    await pool.close();
+  });
+
+  it('works in the callback form reply-from uses', async () => {
+    const pool = withHeadersDeadline(new Pool(url, { connections: 1 }), 300);
+    const err = await new Promise((resolve) => pool.request({ method: 'GET', path: '/hang' } as never, (e: unknown) => resolve(e)));
+    expect(err).toBeInstanceOf(UpstreamDeadlineError);
+    await pool.destroy();
+  });
+});
