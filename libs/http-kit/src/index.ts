@@ -10,3 +10,4 @@ export * from './run-service';
 export * from './merchant-scope';
 export * from './internal-auth';
 export * from './replay-guard';
+export * from './canonical-path';
