@@ -6,27 +6,10 @@
  * health and a recovery window read. Target: empty ms ÷ history ms ≥ 0.9.
  */
 import pg from 'pg';
-import { seedMerchantHistory } from '../../e2e/test/support/seed-history';
-import { ADMIN_TOKEN, api, skippedDeliveries, type Merchant, type Stack } from '../../e2e/test/support/stack';
+import { merchantWithFailedDeposits, seedMerchantHistory } from '../../e2e/test/support/seed-history';
+import { api, type Stack } from '../../e2e/test/support/stack';
 import type { Ctx, Row } from './context';
 import { alternate, fmt, median, percentile, ratio } from './stats';
-
-/** A merchant with 5 deposits moved to failed by the operator; resolves once their 10 deliveries are skipped. */
-async function merchantWithFailures(stack: Stack): Promise<Merchant> {
-  const m = stack.createMerchant('Flat reads');
-  const call = api(stack, m.apiToken);
-  for (let i = 0; i < 5; i++) {
-    const tx = (await call('POST', '/api/createDeposit', { amount: '1.00', currency: 'USD', orderId: `failed-${i}` })).json;
-    const res = await fetch(`${stack.transactions}/internal/transactions/${tx.id}/status`, {
-      method: 'POST',
-      headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' },
-      body: JSON.stringify({ status: 'failed' }),
-    });
-    if (res.status !== 200) throw new Error(`operator status: ${res.status}`);
-  }
-  await skippedDeliveries(stack, m.merchantId, 10);
-  return m;
-}
 
 interface Read {
   name: string;
@@ -72,8 +55,8 @@ export async function flatReadsFigure(ctx: Ctx, empty: Stack, full: Stack, count
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
   const perRound = quick ? 10 : 20;
-  const me = await merchantWithFailures(empty);
-  const mf = await merchantWithFailures(full);
+  const me = await merchantWithFailedDeposits(empty, 'Flat reads');
+  const mf = await merchantWithFailedDeposits(full, 'Flat reads');
   ctx.log(`flat reads: seeding ${count} settled deposits of the last 24 hours`);
   const db = new pg.Client({ connectionString: full.env.DATABASE_URL });
   await db.connect();

@@ -6,6 +6,7 @@
  * use it only for deliveries the triggers have nothing to do with (succeeded ones).
  */
 import type pg from 'pg';
+import { ADMIN_TOKEN, api, skippedDeliveries, type Merchant, type Stack } from './stack';
 
 export interface HistorySpec {
   merchantId: string;
@@ -60,4 +61,25 @@ export async function seedMerchantHistory(db: pg.Client, s: HistorySpec): Promis
     await db.query('RESET synchronous_commit');
   }
   return (performance.now() - started) / 1000;
+}
+
+/**
+ * A new merchant with `count` deposits made through the gateway and failed by the operator. It has
+ * no callback URL, so callback-svc marks their 2 × count deliveries skipped; resolves once it has.
+ */
+export async function merchantWithFailedDeposits(stack: Stack, name: string, count = 5): Promise<Merchant> {
+  const m = stack.createMerchant(name);
+  const call = api(stack, m.apiToken);
+  for (let i = 0; i < count; i++) {
+    const tx = (await call('POST', '/api/createDeposit', { amount: '1.00', currency: 'USD', orderId: `failed-${i}` })).json;
+    const res = await fetch(`${stack.transactions}/internal/transactions/${tx.id}/status`, {
+      method: 'POST',
+      headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'failed' }),
+    });
+    if (res.status !== 200) throw new Error(`operator status change: ${res.status}`);
+  }
+  const skipped = await skippedDeliveries(stack, m.merchantId, 2 * count);
+  if (skipped < 2 * count) throw new Error(`only ${skipped} of ${2 * count} deliveries skipped in time`);
+  return m;
 }

@@ -4,7 +4,9 @@
 -- * recoverCallbacks finds the merchant's failed and skipped deliveries of its window through
 --   unsuccessful_deliveries instead of scanning every merchant's callback_deliveries of all time.
 -- Plain CREATE INDEX (the migration runs in a transaction, where CONCURRENTLY cannot): it blocks
--- writes to transactions while it builds; docs/deploy.md says what that costs on a big table.
+-- writes to transactions while it builds, and the triggers' creation blocks writes to
+-- callback_deliveries and transaction_events until the commit; docs/deploy.md says what that costs
+-- on a big table.
 
 -- CreateTable
 CREATE TABLE "unsuccessful_deliveries" (
