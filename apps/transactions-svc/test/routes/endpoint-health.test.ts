@@ -120,12 +120,12 @@ describe('GET /api/endpoint-health', () => {
     );
     const body = await health(svc.merchantB);
     expect(body.endpoints[0]).toMatchObject({ type: 'deposit', deliveries: HEALTH_MAX_EVENTS, succeeded: HEALTH_MAX_EVENTS });
-    const [{ oldest }] = await svc.db.$queryRawUnsafe<{ oldest: Date }[]>(
+    const [row] = await svc.db.$queryRawUnsafe<{ oldest: Date }[]>(
       `SELECT created_at AS oldest FROM transaction_events WHERE merchant_id = $1::uuid ORDER BY created_at DESC OFFSET $2 LIMIT 1`,
       svc.merchantB,
       HEALTH_MAX_EVENTS - 1,
     );
-    expect(body.since).toBe(oldest.toISOString());
+    expect(body.since).toBe(row!.oldest.toISOString());
     expect(body.windowHours).toBe(24);
   });
 
