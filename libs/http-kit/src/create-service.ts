@@ -6,6 +6,7 @@ import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration, nameServerSpanByRoute } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
+import { refuseNonCanonicalPaths } from './canonical-path';
 import { answerConnect } from './connect';
 import { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
@@ -107,6 +108,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     // The server span is named by route (POST /api/createDeposit), not by method alone.
     if (request.routeOptions.url !== undefined) nameServerSpanByRoute(request.routeOptions.url);
   });
+  // Before every hook an app adds (authentication included) and every handler.
+  refuseNonCanonicalPaths(app);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

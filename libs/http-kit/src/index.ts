@@ -11,3 +11,4 @@ export * from './merchant-scope';
 export * from './internal-auth';
 export * from './replay-guard';
 export * from './upstream-deadline';
+export * from './canonical-path';

@@ -9,6 +9,7 @@ import { alternate, fmt, median, ratio, summarize } from './stats';
 import { seedHistory } from './seed';
 import { deliverQueueDepth, merchantWithCallback, rssText, SERVICES, sleep, stackRss, startBenchStack, withDb, type Ctx, type Row } from './context';
 import { CpuSampler } from './cpu';
+import { flatReadsFigure } from './flat-reads';
 
 const lat = (p50: number, p99: number) => `${fmt(p50)} / ${fmt(p99)}`;
 
@@ -233,9 +234,12 @@ export async function flatFigure(ctx: Ctx, empty: Stack, count: number, label: s
       const row = throughputRow(figure, fullRes, emptyRes, unit);
       return { ...row, baseline: `${row.baseline} (empty)`, chartTarget: 0.9, note };
     };
+    // Issue 16's reads: a merchant's own history inside the window they read (300,000 as in the issue).
+    const reads = await flatReadsFigure(ctx, empty, full, quick ? 20_000 : 300_000, quick ? '20k' : '300k');
     return [
       { ...flat(`Flat cost: create, ${label} vs empty`, c.a, c.b, 'req/s', `${createNote(rounds, seconds, c.b, cf.undrained())}; seeded in ${secs.toFixed(0)} s; RSS: either stack, create and drain rounds`), rss },
       { ...flat(`Flat cost: drain, ${label} vs empty`, d.a, d.b, '/s', `${n} queued per round, the rate over its second half of arrivals; outbox rows in the ${label} database now ${outbox}`), oursLatency: '', baselineLatency: '' },
+      ...reads,
     ];
   } finally {
     await full.close({ verifyLedger: false });

@@ -104,7 +104,9 @@ export type RecoverOutcome = { kind: 'recovered'; recovered: number } | { kind: 
 /**
  * Every delivery of the merchant that ended failed or skipped, for events created in [since, until),
  * restarted in event order; nothing at all when the window holds more than RECOVERY_MAX_EVENTS.
- * The range walks transaction_events (merchant_id, created_at), never the merchant's whole history.
+ * The range walks unsuccessful_deliveries (merchant_id[, kind], created_at, event_id), which holds
+ * only failed and skipped deliveries (kept by a trigger): the read costs what it finds, at most
+ * RECOVERY_MAX_EVENTS + 1 entries, however many deliveries this or any merchant has had.
  */
 export async function recoverDeliveries(
   db: pg.Pool,
@@ -113,15 +115,14 @@ export async function recoverDeliveries(
   traceparent: string | null,
   maxSeries = DEFAULT_REDELIVERY_MAX_SERIES,
 ): Promise<RecoverOutcome> {
-  const ofType = window.type ? sql`AND e.type LIKE ${`${window.type}.%`}` : empty;
+  const ofKind = window.type ? sql`AND u.kind = ${window.type}::transaction_type` : empty;
   const recover = sql`
     WITH candidates AS (
       SELECT e.id, e.type, e.payload, e.merchant_id, e.created_at
-        FROM transaction_events e JOIN callback_deliveries d ON d.event_id = e.id
-       WHERE e.merchant_id = ${merchantId}::uuid
-         AND e.created_at >= ${window.since}::timestamptz AND e.created_at < ${window.until}::timestamptz
-         AND d.status IN ${UNSUCCESSFUL} ${ofType}
-       ORDER BY e.created_at, e.id
+        FROM unsuccessful_deliveries u JOIN transaction_events e ON e.id = u.event_id
+       WHERE u.merchant_id = ${merchantId}::uuid ${ofKind}
+         AND u.created_at >= ${window.since}::timestamptz AND u.created_at < ${window.until}::timestamptz
+       ORDER BY u.created_at, u.event_id
        LIMIT ${RECOVERY_MAX_EVENTS + 1}
     ),
     too_many AS (SELECT count(*) > ${RECOVERY_MAX_EVENTS} AS over FROM candidates),

@@ -2,6 +2,7 @@
  * GET /api/endpoint-health (behind /ui/endpointHealth): per callback URL, the deliveries of the
  * events created in the last 24 h. Attempts are written here as callback-svc writes them.
  */
+import { HEALTH_MAX_EVENTS } from '@dw/contracts';
 import { startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -98,6 +99,34 @@ describe('GET /api/endpoint-health', () => {
   it("shows none of another merchant's deliveries", async () => {
     const body = await health(svc.merchantB);
     expect(body.endpoints.every((e: { deliveries: number }) => e.deliveries === 0)).toBe(true);
+  });
+
+  it(`counts at most the newest ${HEALTH_MAX_EVENTS} events of the window, and says where the count starts`, async () => {
+    // HEALTH_MAX_EVENTS + 5 succeeded deposits of merchant B, one a second, the newest a minute ago.
+    await svc.db.$executeRawUnsafe(
+      `WITH t AS (
+         INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+         SELECT gen_random_uuid(), $1::uuid, 'deposit', 'completed', 1, 'USD', 'cap-' || g, 1,
+                now() - interval '1 minute' - g * interval '1 second', now()
+           FROM generate_series(0, $2::int - 1) g
+         RETURNING id, created_at),
+       e AS (
+         INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
+         SELECT 'evt_' || md5(t.id::text), t.id, $1::uuid, 1, 'deposit.pending', 'pending', '{}', t.created_at FROM t
+         RETURNING id)
+       INSERT INTO callback_deliveries (event_id, status, attempt_count) SELECT id, 'succeeded', 1 FROM e`,
+      svc.merchantB,
+      HEALTH_MAX_EVENTS + 5,
+    );
+    const body = await health(svc.merchantB);
+    expect(body.endpoints[0]).toMatchObject({ type: 'deposit', deliveries: HEALTH_MAX_EVENTS, succeeded: HEALTH_MAX_EVENTS });
+    const [row] = await svc.db.$queryRawUnsafe<{ oldest: Date }[]>(
+      `SELECT created_at AS oldest FROM transaction_events WHERE merchant_id = $1::uuid ORDER BY created_at DESC OFFSET $2 LIMIT 1`,
+      svc.merchantB,
+      HEALTH_MAX_EVENTS - 1,
+    );
+    expect(body.since).toBe(row!.oldest.toISOString());
+    expect(body.windowHours).toBe(24);
   });
 
   it('finds the window through the (merchant_id, created_at) index, not a scan of every event', async () => {

@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { getRawPath } from '@dw/testing';
+import { createService, nonCanonicalPath } from '../src';
+
+/**
+ * Each spelling that names another path once a URL parser has read it. The requests go over a real
+ * socket: app.inject() parses the URL itself and would hand the server the normalised path.
+ */
+const REFUSED = [
+  '/assets/x\\..\\..\\metrics',
+  '/assets/x%5C..%5C..%5Cmetrics',
+  '/assets/x%5c..%5cmetrics',
+  '/assets/%2e%2e/%2E%2E/metrics',
+  '/assets/..%2F..%2Fmetrics',
+  '/assets/..%2f..%2fmetrics',
+  '/assets/../../metrics',
+  '/assets/./x',
+  '/assets/.%2e/metrics',
+  '/assets/%2e./metrics',
+  '/assets/x/..',
+  '/assets/x\\%2e%2e%2Fmetrics',
+  '/assets/x%2Fy',
+  '/assets/x#/../../metrics',
+  '/assets/%c0%ae%c0%ae/metrics',
+  'http://example.test/assets/..%2Fmetrics',
+];
+
+describe('canonical request paths', () => {
+  const app = createService({ logger: pino({ level: 'silent' }), readiness: {} });
+  const hits: string[] = [];
+  app.get('/assets/*', async (req) => {
+    hits.push(req.raw.url ?? '');
+    return { asset: (req.params as { '*': string })['*'] };
+  });
+  let base = '';
+  beforeAll(async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => app.close());
+
+  it.each(REFUSED)('refuses %s with 400 problem+json before any handler runs', async (target) => {
+    const before = hits.length;
+    const res = await getRawPath(base, target, { 'x-request-id': 'path-1' });
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ status: 400, code: 'validation_failed', requestId: 'path-1' });
+    expect(body.errors).toEqual([{ path: 'path', message: expect.any(String) }]);
+    expect(res.body).not.toContain('# HELP');
+    expect(hits.length).toBe(before);
+  });
+
+  it('serves canonical paths, an encoded dot inside a name and a query full of dots included', async () => {
+    for (const [target, asset] of [
+      ['/assets/app.js', 'app.js'],
+      ['/assets/app%2ejs', 'app.js'],
+      ['/assets/...', '...'],
+      ['/assets/x?next=../../metrics&p=%2F%5C', 'x'],
+    ] as const) {
+      const res = await getRawPath(base, target);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({ asset });
+    }
+    expect((await getRawPath(base, '/metrics')).status).toBe(200);
+  });
+
+  it('states the reason for each kind of spelling', () => {
+    expect(nonCanonicalPath('/a\\b')).toMatch(/"\\"/);
+    expect(nonCanonicalPath('/a%5Cb')).toMatch(/encoded/);
+    expect(nonCanonicalPath('/a/%2E%2e')).toMatch(/segment/);
+    expect(nonCanonicalPath('/a/%zz')).toMatch(/percent-encoding/);
+    expect(nonCanonicalPath('*')).toMatch(/absolute path/);
+    expect(nonCanonicalPath('/api/createDeposit?x=..')).toBeUndefined();
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Writes a merchant's history straight into a stack's database with generate_series, as the product
+ * leaves it for each deposit: the transaction, its event, the event's delivery and (unless skipped)
+ * one attempt. Ids are md5s of `prefix` and the row number, so two calls with different prefixes
+ * never collide. `replica` skips every trigger while writing (a million rows in a minute or two):
+ * use it only for deliveries the triggers have nothing to do with (succeeded ones).
+ */
+import type pg from 'pg';
+import { ADMIN_TOKEN, api, skippedDeliveries, type Merchant, type Stack } from './stack';
+
+export interface HistorySpec {
+  merchantId: string;
+  count: number;
+  /** Distinguishes this batch's ids and order ids. */
+  prefix: string;
+  /** SQL for the newest row's created_at; row g is `newest - g * stepMs`. */
+  newest: string;
+  stepMs: number;
+  status: 'completed' | 'failed' | 'pending';
+  delivery: 'succeeded' | 'failed' | 'skipped';
+  replica?: boolean;
+}
+
+export async function seedMerchantHistory(db: pg.Client, s: HistorySpec): Promise<number> {
+  const started = performance.now();
+  const p = s.prefix.replace(/\W/g, '');
+  const tx = `md5('${p}t' || g)::uuid`;
+  const evt = `'evt_' || md5('${p}e' || g)`;
+  const at = `(${s.newest}) - g * interval '${Number(s.stepMs)} milliseconds'`;
+  const rows = `FROM generate_series(1, ${Number(s.count)}) g`;
+  if (s.replica) await db.query('SET session_replication_role = replica');
+  await db.query('SET synchronous_commit = off');
+  try {
+    await db.query(
+      `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, metadata, last_sequence, created_at, updated_at)
+       SELECT ${tx}, $1, 'deposit', $2::transaction_status, 1.00, 'USD', '${p}-' || g, '{}', 1, ${at}, ${at} ${rows}`,
+      [s.merchantId, s.status],
+    );
+    await db.query(
+      `INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
+       SELECT ${evt}, ${tx}, $1::uuid, 1, 'deposit.pending', 'pending',
+              jsonb_build_object('id', ${evt}, 'type', 'deposit.pending', 'sequence', 1,
+                'data', jsonb_build_object('id', ${tx}, 'type', 'deposit', 'status', 'pending', 'amount', '1.00', 'currency', 'USD')),
+              ${at} ${rows}`,
+      [s.merchantId],
+    );
+    await db.query(
+      `INSERT INTO callback_deliveries (event_id, status, attempt_count, updated_at)
+       SELECT ${evt}, $1::delivery_status, ${s.delivery === 'skipped' ? 0 : 1}, ${at} ${rows}`,
+      [s.delivery],
+    );
+    if (s.delivery !== 'skipped') {
+      await db.query(
+        `INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, duration_ms)
+         SELECT ${evt}, 1, ${at}, 'http://127.0.0.1:9/history', $1::int, 3 ${rows}`,
+        [s.delivery === 'succeeded' ? 200 : 500],
+      );
+    }
+  } finally {
+    await db.query('RESET session_replication_role');
+    await db.query('RESET synchronous_commit');
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * A new merchant with `count` deposits made through the gateway and failed by the operator. It has
+ * no callback URL, so callback-svc marks their 2 × count deliveries skipped; resolves once it has.
+ */
+export async function merchantWithFailedDeposits(stack: Stack, name: string, count = 5): Promise<Merchant> {
+  const m = stack.createMerchant(name);
+  const call = api(stack, m.apiToken);
+  for (let i = 0; i < count; i++) {
+    const tx = (await call('POST', '/api/createDeposit', { amount: '1.00', currency: 'USD', orderId: `failed-${i}` })).json;
+    const res = await fetch(`${stack.transactions}/internal/transactions/${tx.id}/status`, {
+      method: 'POST',
+      headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'failed' }),
+    });
+    if (res.status !== 200) throw new Error(`operator status change: ${res.status}`);
+  }
+  const skipped = await skippedDeliveries(stack, m.merchantId, 2 * count);
+  if (skipped < 2 * count) throw new Error(`only ${skipped} of ${2 * count} deliveries skipped in time`);
+  return m;
+}
