@@ -11,3 +11,4 @@ export * from './secret-rotation';
 export * from './api-token';
 export * from './text-rules';
 export * from './recovery';
+export * from './balances';

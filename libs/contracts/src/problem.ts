@@ -6,6 +6,7 @@ export const PROBLEM_CODES = [
   'not_found',
   'conflict',
   'invalid_transition',
+  'insufficient_funds',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',

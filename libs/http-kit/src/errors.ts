@@ -31,6 +31,7 @@ export const validationFailed = (errors: FieldError[], detail = validationDetail
 export const notFound = (detail = 'No such resource.') => new ApiError(404, 'not_found', detail);
 export const conflict = (detail: string) => new ApiError(409, 'conflict', detail);
 export const invalidTransition = (detail: string) => new ApiError(409, 'invalid_transition', detail);
+export const insufficientFunds = (detail: string) => new ApiError(422, 'insufficient_funds', detail);
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} s.`, undefined, {
     'retry-after': String(retryAfterSeconds),
@@ -47,6 +48,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   not_found: 'Not found',
   conflict: 'Conflict',
   invalid_transition: 'Invalid status transition',
+  insufficient_funds: 'Insufficient funds',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
