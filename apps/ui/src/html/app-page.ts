@@ -121,7 +121,7 @@ export function renderAppPage(assets: Assets): string {
 <input id="s-from" name="from" type="datetime-local" step="1" aria-describedby="s-tz-hint"></div>
 <div class="field wide"><label for="s-to">Before</label>
 <input id="s-to" name="to" type="datetime-local" step="1" aria-describedby="s-tz-hint"></div>
-<div class="field"><label for="s-limit">Entries per page</label>
+<div class="field"><label for="s-limit">Page size</label>
 <select id="s-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>
 <div class="actions">
 <button type="submit">Show entries</button>
