@@ -12,6 +12,14 @@ import { html } from './html';
 
 const options = (values: readonly string[]) => values.map((v) => html`<option value="${v}">${v}</option>`);
 
+/** A filter form's time range (the browser's local time; app.js sends it as an instant) and page size. */
+const rangeAndSize = (prefix: string, from: string, to: string, size: string) => html`<div class="field wide"><label for="${prefix}-from">${from}</label>
+<input id="${prefix}-from" name="from" type="datetime-local" step="1" aria-describedby="${prefix}-tz-hint"></div>
+<div class="field wide"><label for="${prefix}-to">${to}</label>
+<input id="${prefix}-to" name="to" type="datetime-local" step="1" aria-describedby="${prefix}-tz-hint"></div>
+<div class="field"><label for="${prefix}-limit">${size}</label>
+<select id="${prefix}-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>`;
+
 /**
  * htmx's settings, read from this meta tag when it starts: nothing evaluated as code (no hx-on,
  * no js: values: the CSP forbids eval), no <style> of its own and no <script> run from a fragment
@@ -85,19 +93,14 @@ export function renderAppPage(assets: Assets): string {
 <select id="f-status" name="status"><option value="">Any</option>${options(TRANSACTION_STATUSES)}</select></div>
 <div class="field wide"><label for="f-order">Order ID</label>
 <input id="f-order" name="orderId" maxlength="128" autocomplete="off" spellcheck="false"></div>
-<div class="field wide"><label for="f-from">Created from</label>
-<input id="f-from" name="from" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
-<div class="field wide"><label for="f-to">Created before</label>
-<input id="f-to" name="to" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
-<div class="field"><label for="f-limit">Per page</label>
-<select id="f-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>
+${rangeAndSize('f', 'Created from', 'Created before', 'Per page')}
 <div class="actions">
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
 <button type="button" id="download-csv" class="secondary">Download CSV</button>
 <a id="open-statement" href="/ui/statement" data-statement="">Statement</a>
-<p id="tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
+<p id="f-tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>
 </details>
@@ -117,12 +120,7 @@ export function renderAppPage(assets: Assets): string {
 <form id="statement-filters" class="filters" data-status-box="statement-status" data-loading="Loading the statement…" hx-get="/ui/statement" hx-target="#statement-table" hx-trigger="submit, reset delay:10ms, dw:statement from:body" hx-sync="#statement-table:replace">
 <div class="field"><label for="s-currency">Currency</label>
 <input id="s-currency" name="currency" maxlength="10" autocomplete="off" spellcheck="false" placeholder="All"></div>
-<div class="field wide"><label for="s-from">From</label>
-<input id="s-from" name="from" type="datetime-local" step="1" aria-describedby="s-tz-hint"></div>
-<div class="field wide"><label for="s-to">Before</label>
-<input id="s-to" name="to" type="datetime-local" step="1" aria-describedby="s-tz-hint"></div>
-<div class="field"><label for="s-limit">Page size</label>
-<select id="s-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>
+${rangeAndSize('s', 'From', 'Before', 'Page size')}
 <div class="actions">
 <button type="submit">Show entries</button>
 <button type="reset" class="secondary">Clear filters</button>
