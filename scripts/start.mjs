@@ -232,6 +232,8 @@ Deposit & Withdraw is running.
 Demo merchant (shown once; a new token is issued at every start):
   ${JSON.stringify(demo)}
   serviceApiToken: ${demo.apiToken}${generatedAdminToken ? `\n  ADMIN_TOKEN:     ${generatedAdminToken} (generated; set ADMIN_TOKEN to choose one)` : ''}
+Money: the demo merchant has no credit limit, so a withdraw is refused (422 insufficient_funds) until a
+deposit has settled; GET ${gw}/api/getBalance shows available, held and incoming.
 Sandbox settler: ${env.SANDBOX_SETTLE_MS === '0' ? 'off' : `${env.SANDBOX_SETTLE_MS} ms`}.${wired ? `\nDemo callbacks: the demo merchant's callback URLs point at ${receiverUrl}/demo/… (this process logs them as "demo-receiver").` : ''}
 Ctrl-C stops everything.
 `);

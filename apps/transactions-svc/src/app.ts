@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { mapDatabaseError } from './db-errors';
 import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
+import { balanceRoutes } from './routes/balances';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
@@ -42,6 +43,7 @@ export function buildApp({ config, db, logger }: AppDeps): FastifyInstance {
     exportTransactionRoutes(merchantApi, db);
     rotateCallbackSecretRoutes(merchantApi, db);
     redeliverCallbackRoutes(merchantApi, db);
+    balanceRoutes(merchantApi, db);
   });
   operatorRoutes(app, db, config.adminToken);
   app.register(async (gatewayOnly) => {

@@ -4,8 +4,7 @@
  * Every amount is a decimal string (PostgreSQL NUMERIC end to end), signed where it is a change.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, Timestamp, Uuid } from './primitives';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from './view';
+import { Currency, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Timestamp, Uuid } from './primitives';
 
 /** A signed decimal string: "-12.5", "0", "100.50". */
 export const SignedDecimal = Type.String({

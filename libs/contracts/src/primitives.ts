@@ -56,6 +56,10 @@ export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN, descrip
 /** RFC 3339; validators apply CONTRACT_FORMATS['date-time'] (real dates, years 0001–9999). */
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/** Pages of lists (transactions, the balance history): default and most items per page. */
+export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MAX = 100;
+
 export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
 export const TRANSACTION_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed', 'skipped'] as const;

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DeliveryStatus, OrderId, Timestamp, TransactionStatus, TransactionType, Uuid } from './primitives';
+import { BalanceEntry } from './balances';
+import { DeliveryStatus, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, OrderId, Timestamp, TransactionStatus, TransactionType, Uuid } from './primitives';
 import { Transaction } from './transactions';
 
-export const LIST_LIMIT_DEFAULT = 20;
-export const LIST_LIMIT_MAX = 100;
 
 export const ViewTransactionQuery = Type.Object(
   {
@@ -64,6 +63,7 @@ export const TransactionDetail = Type.Object(
   {
     transaction: Transaction,
     events: Type.Array(TransactionEventView),
+    ledgerEntries: Type.Array(BalanceEntry, { description: "The ledger entries the transaction wrote, in order (docs/money.md)" }),
     traceId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false, $id: 'TransactionDetail' },

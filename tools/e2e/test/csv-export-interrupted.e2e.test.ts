@@ -43,7 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.close();
+  await stack?.close({ verifyLedger: false }); // its history is written by hand, without the ledger
 });
 
 const CSV_REQUEST = () => `GET /ui/viewTransaction HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${merchant.apiToken}\r\naccept: text/csv\r\n\r\n`;

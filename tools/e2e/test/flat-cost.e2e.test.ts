@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await db?.end();
-  await stack?.close();
+  await stack?.close({ verifyLedger: false }); // its history is written by hand, without the ledger
   await receiver?.close();
 });
 

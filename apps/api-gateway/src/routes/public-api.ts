@@ -3,6 +3,9 @@
  * then forwarded to transactions-svc with the authenticated merchant's id.
  */
 import {
+  BalanceHistoryPage,
+  BalanceHistoryQuery,
+  BalanceList,
   CallbackUrls,
   CreateDepositBody,
   CreateWithdrawBody,
@@ -74,6 +77,21 @@ export function publicApiRoutes(app: FastifyInstance): void {
     doc('Start a new series for every callback that ended failed or skipped, for events created in [since, until) (at most 14 days back, 10,000 events)', {
       body: RecoverCallbacksBody,
       response: { 202: RecoveredCallbacks, ...errors },
+    }),
+    forward,
+  );
+  app.get(
+    '/api/getBalance',
+    doc('Balances per currency: available (may be spent), held (by withdraws not yet final), incoming (deposits not yet final) and the credit limit', {
+      response: { 200: BalanceList, ...errors },
+    }),
+    forward,
+  );
+  app.get(
+    '/api/getBalanceHistory',
+    doc('The statement: ledger entries newest first, each with its signed change and the balance right after it; keyset pages, or every matching entry as CSV with Accept: text/csv (at most 100,000)', {
+      querystring: BalanceHistoryQuery,
+      response: { 200: BalanceHistoryPage, ...errors },
     }),
     forward,
   );

@@ -1,22 +1,29 @@
 // The merchant CLI's commands: parse, run against the database, print exactly one JSON line on
 // stdout on success and nothing on stdout on failure.
+import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
+import { PRINTABLE_PATTERN, SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
 import type { TokenRotationPublisher } from '@dw/messaging';
 import type pg from 'pg';
 import { connectClient } from '../db/ensure-database';
 import { databaseName } from '../db/database-url';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
 import { createPool } from '../db/pool';
+import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
 import { CliFailure, UsageError, databaseUrlFrom, reportFailure } from './cli-support';
 
-export const MERCHANT_HELP = `Usage: merchant create --name <name>
+export const MERCHANT_HELP = `Usage: merchant create --name <name> [--credit-limit <amount>]
        merchant rotate-token --merchant <merchantId>
        merchant rotate-secret --merchant <merchantId> [--overlap <duration>]
+       merchant set-credit-limit --merchant <merchantId> --limit <amount> [--currency <CUR>]
+       merchant adjust-balance --merchant <merchantId> --currency <CUR> --amount <signed amount>
+                               --reason <text> --reference <ref> [--actor <who>]
 
-Each prints one line of JSON on stdout:
+create, rotate-token and rotate-secret print one line of JSON on stdout:
   {"merchantId":"<uuid>","apiToken":"dwk_…","callbackSigningSecret":"whsec_…"}
-create        a new merchant with a new API token and callback signing secret.
+create        a new merchant with a new API token and callback signing secret; --credit-limit
+              (default 0) is how far below zero available may go in every currency that has no
+              limit of its own.
 rotate-token  a new API token (the old one stops working); callbackSigningSecret is the
               unchanged current secret.
 rotate-secret a new callback signing secret. apiToken is left out: only the token's hash is
@@ -24,6 +31,16 @@ rotate-secret a new callback signing secret. apiToken is left out: only the toke
               --overlap: how long the old secret keeps signing beside the new one (callbacks
               carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked
               secret). Durations: 90s, 30m, 24h, 7d, or plain seconds.
+set-credit-limit  the limit of one currency (--currency), or the default of every currency
+              without its own; prints {"merchantId","currency"|null,"creditLimit"}. Lowering it
+              moves no money: new withdraws are refused while available is below -limit.
+adjust-balance  an operator's correction: one ledger entry moving --amount (signed: + adds to
+              available, - takes from it) between available and the platform's adjustments
+              account (write a negative one as --amount=-10), with --reason, --reference (the same reference again answers the same
+              entry, "replayed":true; with other values it is refused) and --actor (default: this
+              OS user@host). Refused when it would take available below -creditLimit. Prints
+              {"merchantId","entry":{…the statement's entry…},"replayed":false}.
+Amounts are decimal strings (at most 18 integer and 8 fraction digits), never rounded.
 The token and secret are shown only here: store them now.
 rotate-token first connects to RabbitMQ (AMQP_URL, AMQP_PREFIX), through which it tells every
 gateway to forget the old token: when RabbitMQ cannot be reached nothing is rotated (exit 1).
@@ -41,12 +58,87 @@ export type MerchantCliHooks = {
   openTokenBroadcast(): Promise<TokenRotationPublisher>;
 };
 
-type Command = { run(db: pg.Pool): Promise<IssuedCredentials | null>; merchantId?: string; rotatesToken: boolean };
+type Command = { run(db: pg.Pool): Promise<object | null>; merchantId?: string; rotatesToken: boolean };
+
+const LIMIT = /^[0-9]{1,18}(\.[0-9]{1,8})?$/;
+const SIGNED_AMOUNT = /^-?(?=[0-9.]*[1-9])[0-9]{1,18}(\.[0-9]{1,8})?$/;
+const CURRENCY = /^[A-Z0-9]{3,10}$/;
+const PRINTABLE = new RegExp(PRINTABLE_PATTERN, 'u');
+
+function required(value: string | undefined, flag: string, command: string): string {
+  const trimmed = value?.trim();
+  if (!trimmed) throw new UsageError(`${command} needs --${flag}`);
+  return trimmed;
+}
+
+function merchantIdOf(value: string | undefined, command: string): string {
+  const merchantId = required(value, 'merchant <merchantId>', command);
+  if (!UUID.test(merchantId)) throw new UsageError(`--merchant must be a merchant id (a UUID), got ${JSON.stringify(merchantId)}`);
+  return merchantId.toLowerCase();
+}
+
+function matching(value: string, pattern: RegExp, flag: string, what: string): string {
+  if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${what}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function text(value: string | undefined, flag: string, command: string, max: number): string {
+  const t = required(value, `${flag} <text>`, command);
+  if (t.length > max || !PRINTABLE.test(t)) throw new UsageError(`--${flag} must be 1–${max} printable characters`);
+  return t;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+const str = (values: Values, key: string) => values[key] as string | undefined;
+
+function moneyCommand(command: string, values: Values): Command {
+  const merchantId = merchantIdOf(str(values, 'merchant'), command);
+  const currencyFlag = str(values, 'currency')?.trim();
+  if (command === 'set-credit-limit') {
+    const limit = matching(required(str(values, 'limit'), 'limit <amount>', command), LIMIT, 'limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
+    const currency = currencyFlag === undefined ? null : matching(currencyFlag, CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
+    return { run: (db) => setCreditLimit(db, merchantId, limit, currency), rotatesToken: false };
+  }
+  const currency = matching(required(currencyFlag, 'currency <CUR>', command), CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
+  const amount = matching(required(str(values, 'amount'), 'amount <signed amount>', command), SIGNED_AMOUNT, 'amount', 'a signed decimal amount, not zero, like 25.00 or -10');
+  const reason = text(str(values, 'reason'), 'reason', command, 500);
+  const reference = text(str(values, 'reference'), 'reference', command, 128);
+  const actor = str(values, 'actor') === undefined ? defaultActor() : text(str(values, 'actor'), 'actor', command, 200);
+  return {
+    run: async (db) => {
+      const { entry, replayed } = await adjustBalance(db, { merchantId, currency, amount, reason, reference, actor });
+      return { merchantId, entry, replayed };
+    },
+    rotatesToken: false,
+  };
+}
+
+function defaultActor(): string {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // no passwd entry (a container's arbitrary uid)
+  }
+  return `${user}@${os.hostname()}`.slice(0, 200);
+}
 
 function parseCommand(argv: string[]): Command | 'help' {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, overlap: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      merchant: { type: 'string' },
+      overlap: { type: 'string' },
+      'credit-limit': { type: 'string' },
+      limit: { type: 'string' },
+      currency: { type: 'string' },
+      amount: { type: 'string' },
+      reason: { type: 'string' },
+      reference: { type: 'string' },
+      actor: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
   });
   if (values.help) return 'help';
@@ -56,8 +148,11 @@ function parseCommand(argv: string[]): Command | 'help' {
     const name = values.name?.trim();
     if (!name) throw new UsageError('create needs --name <name>');
     if (name.length > MAX_NAME) throw new UsageError(`--name is longer than ${MAX_NAME} characters`);
-    return { run: (db) => createMerchant(db, name), rotatesToken: false };
+    const flag = values['credit-limit']?.trim();
+    const creditLimit = flag === undefined ? '0' : matching(flag, LIMIT, 'credit-limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
+    return { run: (db) => createMerchant(db, name, creditLimit), rotatesToken: false };
   }
+  if (command === 'set-credit-limit' || command === 'adjust-balance') return moneyCommand(command, values);
   if (command === 'rotate-token' || command === 'rotate-secret') {
     const merchantId = values.merchant?.trim();
     if (!merchantId) throw new UsageError(`${command} needs --merchant <merchantId>`);
@@ -70,7 +165,7 @@ function parseCommand(argv: string[]): Command | 'help' {
     const overlap = values.overlap === undefined ? SECRET_OVERLAP_DEFAULT_SECONDS : parseOverlap(values.overlap);
     return { run: (db) => rotateSigningSecret(db, id, overlap), merchantId, rotatesToken: false };
   }
-  throw new UsageError(command ? `unknown command ${command}` : 'missing command (create, rotate-token or rotate-secret)');
+  throw new UsageError(command ? `unknown command ${command}` : 'missing command (create, rotate-token, rotate-secret, set-credit-limit or adjust-balance)');
 }
 
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
@@ -108,9 +203,11 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
     await checkDatabase(url);
     broadcast = command.rotatesToken ? await openBroadcast(hooks) : undefined;
     db = createPool(url, 1);
-    const issued = await command.run(db);
+    const issued = await command.run(db).catch((error: unknown) => {
+      throw error instanceof LedgerCommandError ? new CliFailure(error.message) : error;
+    });
     if (!issued) throw new CliFailure(`no merchant with id ${command.merchantId}`);
-    const told = broadcast ? await tellGateways(broadcast, issued.merchantId) : true;
+    const told = broadcast && command.merchantId ? await tellGateways(broadcast, command.merchantId) : true;
     process.stdout.write(`${JSON.stringify(issued)}\n`);
     return told ? 0 : 3;
   } catch (error) {

@@ -14,13 +14,13 @@ export type IssuedCredentials = {
   callbackSigningSecret: string;
 };
 
-export async function createMerchant(db: pg.Pool, name: string): Promise<IssuedCredentials> {
+export async function createMerchant(db: pg.Pool, name: string, creditLimit = '0'): Promise<IssuedCredentials> {
   const apiToken = newApiToken();
   const callbackSigningSecret = newSigningSecret();
   const merchantId = randomUUID();
   const insert = sql`
-    INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret)
-    VALUES (${merchantId}::uuid, ${name}, ${hashApiToken(apiToken)}, ${callbackSigningSecret})`;
+    INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, credit_limit)
+    VALUES (${merchantId}::uuid, ${name}, ${hashApiToken(apiToken)}, ${callbackSigningSecret}, ${creditLimit}::numeric)`;
   await query(db, insert);
   return { merchantId, apiToken, callbackSigningSecret };
 }

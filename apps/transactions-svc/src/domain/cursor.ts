@@ -4,6 +4,9 @@
  */
 import { isContractDateTime } from '@dw/contracts';
 
+/** A cursor this API did not issue (a 400). */
+export class BadCursorError extends Error {}
+
 export interface CursorPosition {
   createdAt: string;
   id: string;

@@ -3,10 +3,11 @@ import type { Transaction, TransactionDetail, TransactionPage, ViewTransactionQu
 import { LIST_LIMIT_DEFAULT } from '@dw/contracts';
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '../db/sql';
-import { decodeCursor, encodeCursor } from './cursor';
-import { iso, transactionJson } from './transaction-sql';
+import { entriesOfTransaction } from './balance-queries';
+import { BadCursorError, decodeCursor, encodeCursor } from './cursor';
 
-export class BadCursorError extends Error {}
+export { BadCursorError };
+import { iso, transactionJson } from './transaction-sql';
 
 /** The list's filters (not the cursor) as SQL conditions on `transactions t`; the export uses them too. */
 export function filterConditions(merchantId: string, q: ViewTransactionQuery): Sql[] {
@@ -67,9 +68,9 @@ export async function transactionDetail(
   id: string,
 ): Promise<TransactionDetail | undefined> {
   const transaction = sql`
-    SELECT ${transactionJson('t')} AS tx, t.traceparent FROM transactions t
+    SELECT ${transactionJson('t')} AS tx, t.traceparent, (${entriesOfTransaction(id)}) AS entries FROM transactions t
     WHERE t.id = ${id}::uuid AND t.merchant_id = ${merchantId}::uuid`;
-  const [row] = await query<{ tx: Transaction; traceparent: string | null }>(db, transaction);
+  const [row] = await query<{ tx: Transaction; traceparent: string | null; entries: TransactionDetail['ledgerEntries'] }>(db, transaction);
   if (!row) return undefined;
   const history = sql`
     SELECT e.id, e.type,
@@ -81,5 +82,5 @@ export async function transactionDetail(
     ORDER BY e.sequence`;
   const events = await query<TransactionDetail['events'][number]>(db, history);
   const traceId = row.traceparent?.split('-')[1] ?? null;
-  return { transaction: row.tx, events, traceId };
+  return { transaction: row.tx, events, ledgerEntries: row.entries, traceId };
 }

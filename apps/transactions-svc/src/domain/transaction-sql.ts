@@ -1,11 +1,12 @@
 /**
  * SQL shared by every write and read of a transaction. A status change is one statement: the
- * transaction row, its event (with the next per-transaction sequence), the event's delivery row
- * and its outbox row are written together or not at all (a CTE: one round trip, about twice the
+ * transaction row, its event (with the next per-transaction sequence), the event's delivery row,
+ * its outbox row and, where money moves, its ledger entry and balance are written together or not at all (a CTE: one round trip, about twice the
  * throughput of BEGIN/INSERT…/COMMIT when measured here).
  */
 import { MERCHANT_HEADER } from '@dw/messaging';
 import { raw, sql, Sql } from '../db/sql';
+import { ledgerCtes } from './ledger-sql';
 
 /** An instant as the API writes it (ISO 8601, UTC, milliseconds, `Z`), as SQL text for `column`. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -23,7 +24,8 @@ export const ROW_TRACEPARENT = raw('s.traceparent');
 
 /**
  * Given a CTE named `changed` holding the rows just inserted or updated, appends the CTEs that record
- * the event of each row's new status, its pending delivery and its outbox message, and selects the
+ * the event of each row's new status, its pending delivery, its outbox message and, where the status
+ * moves money, its ledger entry and balance (ledger-sql.ts), and selects the
  * transactions as JSON (column `tx`) with their merchant (`merchant_id`). The message carries its
  * merchant in a header, so callback-svc can apply the merchant's share of delivery capacity before
  * it reads anything. `traceparent` is one for every row, or ROW_TRACEPARENT.
@@ -57,6 +59,7 @@ export function withEventsFor(changedCte: Sql, reason: string | null, traceparen
              jsonb_build_object(${MERCHANT_HEADER}::text, e.merchant_id)
                || CASE WHEN e.traceparent IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', e.traceparent) END
       FROM events e
-    )
+    ),
+    ${ledgerCtes(reason)}
     SELECT data AS tx, merchant_id::text AS merchant_id FROM shaped`;
 }

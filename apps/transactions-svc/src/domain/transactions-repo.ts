@@ -8,7 +8,9 @@ import { withSpan } from '@dw/telemetry';
 import type pg from 'pg';
 import { query, sql, type Sql } from '../db/sql';
 import { ALLOWED_FROM } from './state-machine';
+import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
+import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
 /**
@@ -18,6 +20,7 @@ import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-s
 async function writeWithEvents(db: pg.Pool, statement: Sql, name?: string): Promise<{ tx: Transaction; merchant_id: string }[]> {
   const rows = await query<{ tx: Transaction; merchant_id: string }>(db, statement, name);
   if (rows.length > 0) ringOutboxDoorbell();
+  countEntries(rows.map((r) => r.tx));
   return rows;
 }
 
@@ -36,7 +39,9 @@ export interface NewTransaction {
 export type CreateOutcome =
   | { kind: 'created'; transaction: Transaction }
   | { kind: 'replayed'; transaction: Transaction }
-  | { kind: 'conflict'; transaction: Transaction };
+  | { kind: 'conflict'; transaction: Transaction }
+  /** a withdraw past what may be spent: nothing was written; `withdrawable` is what could be */
+  | { kind: 'insufficient_funds'; withdrawable: string };
 
 /**
  * Creates go to PostgreSQL in batches (group commit): the creates that arrive while a batch is being
@@ -61,7 +66,17 @@ function creatorFor(db: pg.Pool) {
   return create;
 }
 
-/** The batch's rows, one unnest() column per field, so the statement's text never changes. */
+/**
+ * The batch's rows, one unnest() column per field, so the statement's text never changes.
+ *
+ * Funds: the balances of the batch's merchants and currencies are locked first, in key order, and a
+ * withdraw is written only when the withdraws of its balance up to it in the batch fit in what the
+ * locked row says may be spent (available + creditLimit); its hold is then the ledger entry that
+ * withEventsFor writes for it, in the same statement. A withdraw left out here is judged again by
+ * createTransaction (refused, replayed, or tried again once earlier ones in its batch are known).
+ * A withdraw whose balance has no row yet is left out too: createTransaction makes the row, so that
+ * there is one to lock, and tries again.
+ */
 function insertStatement(items: NewTransaction[]): Sql {
   const column = <K extends keyof NewTransaction>(k: K) => items.map((t) => t[k]);
   const insert = sql`
@@ -69,11 +84,20 @@ function insertStatement(items: NewTransaction[]): Sql {
                               destination, last_sequence, traceparent, created_at, updated_at)
     SELECT uuid_v7(), i.merchant_id, i.type, 'pending', i.amount, i.currency, i.order_id, i.description,
            i.metadata, i.destination, 1, i.traceparent, now(), now()
-      FROM unnest(${column('merchantId')}::uuid[], ${column('type')}::transaction_type[], ${column('amount')}::numeric[],
-                  ${column('currency')}::text[], ${column('orderId')}::text[], ${column('description')}::text[],
-                  ${items.map((t) => JSON.stringify(t.metadata))}::jsonb[], ${column('destination')}::text[],
-                  ${column('traceparent')}::text[])
-           WITH ORDINALITY AS i(merchant_id, type, amount, currency, order_id, description, metadata, destination, traceparent, n)
+      FROM (SELECT u.*, sum(CASE WHEN u.type = 'withdraw' THEN u.amount ELSE 0 END)
+                          OVER (PARTITION BY u.merchant_id, u.currency ORDER BY u.n) AS withdrawn
+              FROM unnest(${column('merchantId')}::uuid[], ${column('type')}::transaction_type[], ${column('amount')}::numeric[],
+                          ${column('currency')}::text[], ${column('orderId')}::text[], ${column('description')}::text[],
+                          ${items.map((t) => JSON.stringify(t.metadata))}::jsonb[], ${column('destination')}::text[],
+                          ${column('traceparent')}::text[])
+                   WITH ORDINALITY AS u(merchant_id, type, amount, currency, order_id, description, metadata, destination, traceparent, n)
+           ) i
+      LEFT JOIN (SELECT b.merchant_id, b.currency, b.available + b.credit_limit AS spendable
+                   FROM balances b
+                  WHERE (b.merchant_id, b.currency) IN (SELECT * FROM unnest(${column('merchantId')}::uuid[], ${column('currency')}::text[]))
+                  ORDER BY b.merchant_id, b.currency
+                    FOR UPDATE) f ON f.merchant_id = i.merchant_id AND f.currency = i.currency
+     WHERE i.type = 'deposit' OR i.withdrawn <= f.spendable
      ORDER BY i.n
     ON CONFLICT (merchant_id, type, order_id) DO NOTHING
     RETURNING *`;
@@ -98,7 +122,7 @@ const refusedRow = (error: Error) => /^2[23]/.test(String((error as { code?: unk
 async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
   let rows: { tx: Transaction; merchant_id: string }[];
   try {
-    rows = await writeWithEvents(pool, insertStatement(items), 'create_transactions');
+    rows = await retryDeadlock(() => writeWithEvents(pool, insertStatement(items), 'create_transactions'));
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     if (items.length === 1 || !refusedRow(error)) return items.map(() => error);
@@ -113,12 +137,41 @@ async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Tra
   });
 }
 
-export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise<CreateOutcome> {
-  const created = await withSpan('insert transaction', {}, () => creatorFor(db)(t));
-  if (created) return { kind: 'created', transaction: created };
+/**
+ * A withdraw is judged again at most this many times when its batch left it out although it fits
+ * (earlier withdraws of its batch held funds that were not spent after all, or its balance had no
+ * row yet); each round takes the balance's lock anew, so a round only ends in a refusal when the
+ * funds are not there.
+ */
+const MAX_WITHDRAW_ROUNDS = 10;
 
-  // The orderId is taken (perhaps by a concurrent identical request that just committed): replay
-  // when every field is the same by value, else conflict.
+export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise<CreateOutcome> {
+  for (let round = 1; ; round++) {
+    const created = await withSpan('insert transaction', {}, () => creatorFor(db)(t));
+    if (created) return { kind: 'created', transaction: created };
+
+    const existing = await storedWithOrderId(db, t);
+    if (existing) return { kind: existing.same ? 'replayed' : 'conflict', transaction: existing.tx };
+    if (t.type !== 'withdraw') throw new Error('orderId conflict reported but no row found');
+
+    const funds = await fundsFor(db, t);
+    if (!funds.fits) {
+      withdrawsRefused.inc({ reason: 'insufficient_funds' });
+      return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
+    }
+    if (round >= MAX_WITHDRAW_ROUNDS) throw new Error(`withdraw left out of ${round} batches although it fits`);
+    if (!funds.has_row) await query(db, sql`
+      INSERT INTO balances (merchant_id, currency, credit_limit)
+      SELECT id, ${t.currency}, credit_limit FROM merchants WHERE id = ${t.merchantId}::uuid
+      ON CONFLICT DO NOTHING`);
+  }
+}
+
+/**
+ * The transaction that holds this orderId (perhaps a concurrent identical request's that just
+ * committed), and whether every field is the same by value (a replay) or not (a conflict).
+ */
+async function storedWithOrderId(db: pg.Pool, t: NewTransaction): Promise<{ tx: Transaction; same: boolean } | undefined> {
   const metadata = JSON.stringify(t.metadata);
   const stored = sql`
     SELECT ${transactionJson('t')} AS tx,
@@ -128,9 +181,19 @@ export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise
             AND t.destination IS NOT DISTINCT FROM ${t.destination}::text) AS same
     FROM transactions t
     WHERE t.merchant_id = ${t.merchantId}::uuid AND t.type = ${t.type}::transaction_type AND t.order_id = ${t.orderId}`;
-  const [existing] = await query<{ tx: Transaction; same: boolean }>(db, stored);
-  if (!existing) throw new Error('orderId conflict reported but no row found');
-  return { kind: existing.same ? 'replayed' : 'conflict', transaction: existing.tx };
+  const [row] = await query<{ tx: Transaction; same: boolean }>(db, stored);
+  return row;
+}
+
+/** What the withdraw's balance may spend now (without a row: the merchant's default credit limit). */
+async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean }> {
+  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean }>(db, sql`
+    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row
+    FROM (SELECT coalesce(b.available + b.credit_limit, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
+            FROM merchants m LEFT JOIN balances b ON b.merchant_id = m.id AND b.currency = ${t.currency}
+           WHERE m.id = ${t.merchantId}::uuid) s`);
+  if (!row) throw new Error(`merchant ${t.merchantId} not found`);
+  return row;
 }
 
 export type ChangeOutcome =

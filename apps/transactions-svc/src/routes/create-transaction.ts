@@ -6,7 +6,7 @@ import {
   Transaction,
   type TransactionTypeName,
 } from '@dw/contracts';
-import { conflict } from '@dw/http-kit';
+import { conflict, insufficientFunds } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
@@ -37,6 +37,11 @@ export function createTransactionRoutes(app: FastifyInstance, db: pg.Pool): void
           destination: b.destination ?? null,
           traceparent: currentTraceparent() ?? null,
         });
+        if (outcome.kind === 'insufficient_funds') {
+          throw insufficientFunds(
+            `Insufficient funds in ${b.currency}: the withdraw asks ${b.amount} and at most ${outcome.withdrawable} ${b.currency} can be withdrawn now (available + credit limit). Nothing was created; the same orderId can be used again once funds arrive.`,
+          );
+        }
         if (outcome.kind === 'conflict') {
           throw conflict(
             `orderId ${JSON.stringify(b.orderId)} is already used by ${type} ${outcome.transaction.id} with different fields.`,

@@ -21,7 +21,7 @@ let built = false;
 function buildOnce(): void {
   if (built) return;
   mkdirSync(BUILD_DIR, { recursive: true });
-  execFileSync(process.execPath, [BUILD_APP, path.join(APP_DIR, 'src/cli/migrate.ts'), path.join(APP_DIR, 'src/cli/merchant.ts')], {
+  execFileSync(process.execPath, [BUILD_APP, path.join(APP_DIR, 'src/cli/migrate.ts'), path.join(APP_DIR, 'src/cli/merchant.ts'), path.join(APP_DIR, 'src/cli/ledger.ts')], {
     cwd: BUILD_DIR,
     stdio: 'pipe',
   });
@@ -34,7 +34,7 @@ export function removeCliBuild(): void {
   built = false;
 }
 
-export function runCli(cli: 'migrate' | 'merchant', args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(cli: 'migrate' | 'merchant' | 'ledger', args: string[], env: Record<string, string>): Promise<CliResult> {
   buildOnce();
   return new Promise((resolve) => {
     execFile(

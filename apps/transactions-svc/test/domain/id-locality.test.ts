@@ -26,7 +26,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: db.url, max: 4 });
   await pool.query('CREATE EXTENSION IF NOT EXISTS pg_buffercache');
   await pool.query(
-    `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret) VALUES ($1, 'Locality', repeat('a', 64), 'whsec_c2VjcmV0')`,
+    `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, credit_limit) VALUES ($1, 'Locality', repeat('a', 64), 'whsec_c2VjcmV0', 100)`,
     [merchantId],
   );
 });
@@ -90,7 +90,7 @@ it('gives new transactions and events time-ordered ids (UUID version 7, the time
   const first = await createTransaction(pool, { merchantId, type: 'deposit', amount: '1', currency: 'USD', orderId: 'v7-a', description: null, metadata: {}, destination: null, traceparent: null });
   await new Promise((resolve) => setTimeout(resolve, 5));
   const second = await createTransaction(pool, { merchantId, type: 'withdraw', amount: '1', currency: 'USD', orderId: 'v7-b', description: null, metadata: {}, destination: 'acct', traceparent: null });
-  const [a, b] = [first.transaction.id, second.transaction.id];
+  const [a, b] = [first, second].map((o) => ('transaction' in o ? o.transaction.id : '')) as [string, string];
   expect(a).toMatch(UUID_V7);
   expect(b).toMatch(UUID_V7);
   expect(a < b).toBe(true);

@@ -48,12 +48,19 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function insertMerchant(db: PrismaClient, name = 'Test merchant'): Promise<string> {
+/**
+ * The test service's merchants A and B may withdraw up to this much without funds (a credit
+ * limit), so tests of other rules can create withdraws; the ledger's tests make merchants of their own.
+ */
+export const TEST_CREDIT_LIMIT = '1000000000000000000000000000000';
+
+export async function insertMerchant(db: PrismaClient, name = 'Test merchant', creditLimit = '0'): Promise<string> {
   const id = randomUUID();
   await db.merchant.create({
     data: {
       id,
       name,
+      creditLimit,
       apiTokenHash: createHash('sha256').update(randomUUID()).digest('hex'),
       callbackSigningSecret: 'whsec_dGVzdA==',
     },
@@ -74,8 +81,8 @@ export async function startTestService(
     logger: pino({ level: 'silent' }),
   });
   await app.ready();
-  const merchantA = await insertMerchant(db, 'A');
-  const merchantB = await insertMerchant(db, 'B');
+  const merchantA = await insertMerchant(db, 'A', TEST_CREDIT_LIMIT);
+  const merchantB = await insertMerchant(db, 'B', TEST_CREDIT_LIMIT);
   return {
     app,
     pool,
@@ -95,8 +102,9 @@ export async function startTestService(
 
 /** Rows a create may write: used to prove that refused input changes nothing. */
 export async function rowCounts(db: PrismaClient) {
-  const [row] = await db.$queryRaw<{ tx: bigint; ev: bigint; ob: bigint; dl: bigint }[]>`
+  const [row] = await db.$queryRaw<{ tx: bigint; ev: bigint; ob: bigint; dl: bigint; le: bigint }[]>`
     SELECT (SELECT count(*) FROM transactions) AS tx, (SELECT count(*) FROM transaction_events) AS ev,
-           (SELECT count(*) FROM outbox) AS ob, (SELECT count(*) FROM callback_deliveries) AS dl`;
-  return { tx: Number(row!.tx), ev: Number(row!.ev), ob: Number(row!.ob), dl: Number(row!.dl) };
+           (SELECT count(*) FROM outbox) AS ob, (SELECT count(*) FROM callback_deliveries) AS dl,
+           (SELECT count(*) FROM ledger_entries) AS le`;
+  return { tx: Number(row!.tx), ev: Number(row!.ev), ob: Number(row!.ob), dl: Number(row!.dl), le: Number(row!.le) };
 }

@@ -42,6 +42,7 @@ export const PAGE_TWO: TransactionPage = { items: [], nextCursor: null };
 
 export const DETAIL: TransactionDetail = {
   transaction: DEPOSIT,
+  ledgerEntries: [],
   events: [
     {
       id: 'evt_01',

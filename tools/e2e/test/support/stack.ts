@@ -41,7 +41,11 @@ export interface Stack {
   logs: Record<ServiceName, string[]>;
   /** A CLI of transactions-svc (dist/cli/…) with the stack's environment plus `overrides`. */
   cli(args: string[], overrides?: Record<string, string>): { status: number | null; stdout: string; stderr: string };
-  createMerchant(name?: string): Merchant;
+  /**
+   * A merchant made by the CLI. Its credit limit lets it withdraw without funds (so tests of other
+   * rules can create withdraws): E2E_CREDIT_LIMIT unless given; the ledger's tests give '0'.
+   */
+  createMerchant(name?: string, creditLimit?: string): Merchant;
   start(name: ServiceName): Promise<void>;
   /**
    * One more process of a service beside the stack's (a second gateway, say) on a free port, with
@@ -52,8 +56,16 @@ export interface Stack {
   pid(name: ServiceName): number | undefined;
   /** SIGTERM (default) and wait; resolves with the exit code. */
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
-  close(): Promise<void>;
+  /**
+   * Stops everything and drops the stack's database and queues, after `npm run ledger:verify` has
+   * checked the ledger the test left (it throws when anything differs). A test that writes
+   * transactions by hand, outside the service, opts out.
+   */
+  close(options?: { verifyLedger?: boolean }): Promise<void>;
 }
+
+/** What a merchant of createMerchant may withdraw without funds, unless the test says otherwise. */
+export const E2E_CREDIT_LIMIT = '1000000000000000000000000000000';
 
 export interface ExtraProcess {
   url: string;
@@ -176,8 +188,8 @@ export async function startStack(label: string, overrides: Record<string, string
     gateway: `http://127.0.0.1:${ports['api-gateway']}`,
     transactions: `http://127.0.0.1:${ports['transactions-svc']}`,
     cli,
-    createMerchant(name = 'E2E merchant') {
-      const res = cli(['dist/cli/merchant.js', 'create', '--name', name]);
+    createMerchant(name = 'E2E merchant', creditLimit = E2E_CREDIT_LIMIT) {
+      const res = cli(['dist/cli/merchant.js', 'create', '--name', name, '--credit-limit', creditLimit]);
       if (res.status !== 0) throw new Error(`merchant create failed: ${res.stderr}`);
       return JSON.parse(res.stdout) as Merchant;
     },
@@ -219,11 +231,13 @@ export async function startStack(label: string, overrides: Record<string, string
       children.delete(name);
       return code;
     },
-    async close() {
+    async close({ verifyLedger = true } = {}) {
       await Promise.all([...extras].map((c) => stopChild(c)));
       await Promise.all([...children.keys()].map((n) => stack.stop(n)));
+      const verified = verifyLedger ? cli(['dist/cli/ledger.js', 'verify']) : undefined;
       await dropDatabase(`dw_e2e_${id}`);
       await deleteBrokerObjects(env.AMQP_PREFIX!, loadCallbackConfig(env).retryDelaysMs);
+      if (verified && verified.status !== 0) throw new Error(`ledger:verify after the test: ${verified.stdout}${verified.stderr}`);
     },
   };
 

@@ -1,0 +1,39 @@
+// `npm run ledger:verify`: recomputes every balance from the ledger's entries and prints one JSON
+// line, {"ok":true,…} or what differs; exit 0 only when nothing differs (1: differences or failure).
+import { createPool } from '../db/pool';
+import { verifyLedger } from '../domain/ledger-verify';
+import { UsageError, databaseUrlFrom, reportFailure } from './cli-support';
+
+const HELP = `Usage: ledger verify
+Recomputes every balance from the ledger's entries and checks the chain of balances after each
+entry, that each currency's postings sum to zero and that every transaction has the entries its
+status calls for. Prints one line of JSON: {"ok":true|false,"balances","entries","transactions",
+"overdrawn","differences":{…up to 20 examples of each…}}.
+Reads DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/deposit_withdraw).
+Exit codes: 0 nothing differs, 1 something differs or the check failed, 2 bad usage.
+`;
+
+export async function runLedgerCli(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const url = databaseUrlFrom(env);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const db = createPool(url, 1);
+  try {
+    if (argv.length !== 1 || argv[0] !== 'verify') throw new UsageError(argv[0] ? `unknown command ${argv.join(' ')}` : 'missing command (verify)');
+    const report = await verifyLedger(db);
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    return reportFailure('ledger', error, url);
+  } finally {
+    await db.end();
+  }
+}
+
+if (require.main === module) {
+  void runLedgerCli(process.argv.slice(2), process.env).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * GET /api/getBalance and GET /api/getBalanceHistory (docs/api.md, "Balances and the ledger"). The
+ * history answers JSON pages, or with `Accept: text/csv` every matching entry as CSV, bounded like
+ * the transactions export: more than EXPORT_MAX_ROWS matching is refused up front with a 400.
+ */
+import { Readable } from 'node:stream';
+import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EXPORT_MAX_ROWS, Problem } from '@dw/contracts';
+import { validationFailed } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import { balanceHistory, balancesOf, countHistoryUpTo, historyEntries } from '../domain/balance-queries';
+import { BadCursorError } from '../domain/cursor';
+import { statementCsv, STATEMENT_CSV_CONTENT_TYPE } from '../domain/statement-csv';
+
+const badCursor = () => validationFailed([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
+
+export function balanceRoutes(app: FastifyInstance, db: pg.Pool): void {
+  app.get('/api/getBalance', { schema: { response: { 200: BalanceList, '4xx': Problem } } }, (request) =>
+    balancesOf(db, request.merchantId),
+  );
+
+  app.get<{ Querystring: BalanceHistoryQuery }>(
+    '/api/getBalanceHistory',
+    { schema: { querystring: BalanceHistoryQuery, response: { 200: BalanceHistoryPage, '4xx': Problem } } },
+    async (request, reply) => {
+      const { merchantId, query } = request;
+      try {
+        if (!wantsCsv(request.headers.accept)) return await balanceHistory(db, merchantId, query);
+        if ((await countHistoryUpTo(db, merchantId, query, EXPORT_MAX_ROWS)) > EXPORT_MAX_ROWS) {
+          const message = `more than ${EXPORT_MAX_ROWS} entries match: narrow the filters (currency, from, to)`;
+          throw validationFailed([{ path: 'querystring', message }], `The statement holds at most ${EXPORT_MAX_ROWS} rows; ${message}.`);
+        }
+      } catch (err) {
+        throw err instanceof BadCursorError ? badCursor() : err;
+      }
+      const rows = Readable.from(historyEntries(db, merchantId, query, EXPORT_MAX_ROWS));
+      return reply
+        .type(STATEMENT_CSV_CONTENT_TYPE)
+        .header('cache-control', 'no-store')
+        .header('content-disposition', 'attachment; filename="statement.csv"')
+        .send(statementCsv(rows));
+    },
+  );
+}
+
+/** text/csv preferred to JSON: named, and not after application/json in the Accept list. */
+function wantsCsv(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const csv = accept.indexOf('text/csv');
+  const json = accept.indexOf('application/json');
+  return csv >= 0 && (json < 0 || csv < json);
+}
