@@ -112,10 +112,9 @@ beforeAll(async () => {
     return first ? 500 : 200;
   };
   stack = await startStack('ui_browser', { CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS_MS, RATE_LIMIT_PER_SECOND: '1000' });
-  m1 = stack.createMerchant('Acme Ltd');
-  m2 = stack.createMerchant('Other merchant');
   // m1's withdraws are created before any deposit of theirs settles: a credit limit lets them be paid.
-  operatorCli(['set-credit-limit', '--merchant', m1.merchantId, '--limit', '10000']);
+  m1 = stack.createMerchant('Acme Ltd', '10000');
+  m2 = stack.createMerchant('Other merchant', '0');
   operatorCli(['set-credit-limit', '--merchant', m1.merchantId, '--limit', '999999999999999999.99999999', '--currency', 'USDT']);
   await api(stack, m1.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/deposits` });
   browser = await launchChromium();
@@ -632,7 +631,7 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
   beforeAll(async () => {
     // A merchant of its own, so the other tests' lists stay as seeded: a settled deposit, a pending
     // one in another currency, a withdraw held, and an operator's correction.
-    m3 = stack.createMerchant('Ledger Ltd');
+    m3 = stack.createMerchant('Ledger Ltd', '0');
     await create(m3, 'deposit', { amount: '1234567.891', currency: 'USD', orderId: 'LEDGER-DEP-1' }, ['completed']);
     await create(m3, 'deposit', { amount: '0.00012345', currency: 'BTC', orderId: 'LEDGER-DEP-2' });
     withdraw = await create(m3, 'withdraw', { amount: '1000.50', currency: 'USD', orderId: 'LEDGER-WD-1' });
