@@ -1,5 +1,5 @@
 /** Builds the gateway: auth + rate limit + validation + forwarding, OpenAPI and /docs. */
-import { EndpointHealth, Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
+import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EndpointHealth, Problem, TransactionDetail, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { authenticate } from './auth/authenticate';
@@ -93,6 +93,33 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           description: 'Accept: application/json gives JSON; Accept: text/html renders a page.',
           tags: ['merchant'],
           response: { 200: EndpointHealth, '4xx': Problem },
+        },
+      },
+      forward,
+    );
+    viewer.get(
+      '/ui/balances',
+      {
+        schema: {
+          summary: 'The balance per currency, for the viewer',
+          description: 'Accept: text/html renders a page; otherwise the JSON of GET /api/getBalance.',
+          tags: ['merchant'],
+          response: { 200: BalanceList, '4xx': Problem },
+        },
+      },
+      forward,
+    );
+    viewer.get(
+      '/ui/statement',
+      {
+        schema: {
+          summary: 'A page of ledger entries (the statement), for the viewer',
+          description:
+            'Accept: text/html renders a page; otherwise the JSON of GET /api/getBalanceHistory. Its CSV is ' +
+            'GET /api/getBalanceHistory with Accept: text/csv.',
+          tags: ['merchant'],
+          querystring: BalanceHistoryQuery,
+          response: { 200: BalanceHistoryPage, '4xx': Problem },
         },
       },
       forward,

@@ -2,6 +2,7 @@
 import { createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
+import { balanceRoutes } from './routes/balances';
 import { endpointHealthRoutes } from './routes/endpoint-health';
 import { pageRoutes } from './routes/pages';
 import { viewTransactionRoutes } from './routes/view-transaction';
@@ -26,6 +27,7 @@ export function buildApp({ logger, transactions, internalAuth, assets = loadAsse
   app.register(async (scope) => {
     viewTransactionRoutes(scope, transactions, assets, internalAuth);
     endpointHealthRoutes(scope, transactions, assets);
+    balanceRoutes(scope, transactions, assets);
   });
   return app;
 }

@@ -1,5 +1,6 @@
 /**
- * The page's static files (public/app.js, public/app.css), read once at boot. Pages link them with
+ * The page's static files (public/app.js, public/app.css, and htmx from its npm package: served by
+ * the ui itself, never from a CDN, so the CSP stays 'self'), read once at boot. Pages link them with
  * a content hash in the query (`app.css?v=…`), so a deploy changes the URL and browsers may cache
  * each version for a day without ever running a stale script against a new page.
  */
@@ -26,12 +27,17 @@ export interface Asset {
 
 export type Assets = ReadonlyMap<string, Asset>;
 
-export const ASSET_NAMES = ['app.js', 'app.css'] as const;
+export const ASSET_NAMES = ['htmx.min.js', 'app.js', 'app.css'] as const;
+
+/** Where each asset is read from: the app's own files in `dir`, htmx from node_modules. */
+function assetPath(dir: string, name: (typeof ASSET_NAMES)[number]): string {
+  return name === 'htmx.min.js' ? require.resolve('htmx.org/dist/htmx.min.js') : path.join(dir, name);
+}
 
 export function loadAssets(dir: string = PUBLIC_DIR): Assets {
   const assets = new Map<string, Asset>();
   for (const name of ASSET_NAMES) {
-    const body = readFileSync(path.join(dir, name));
+    const body = readFileSync(assetPath(dir, name));
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
     assets.set(name, {
       body,

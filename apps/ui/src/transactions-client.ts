@@ -6,6 +6,8 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import {
+  type BalanceHistoryPage,
+  type BalanceList,
   type EndpointHealth,
   type ExportRow,
   type Problem,
@@ -34,6 +36,10 @@ export interface TransactionsClient {
    * object stream of ExportRow. Destroy it to give up early: that destroys the upstream body too.
    */
   exportRows(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<Readable>>;
+  /** The merchant's balance per currency (transactions-svc's GET /api/getBalance). */
+  balances(scope: RequestScope): Promise<UpstreamResult<BalanceList>>;
+  /** One page of the merchant's ledger entries, newest first (GET /api/getBalanceHistory). */
+  balanceHistory(scope: RequestScope, filters: ListFilters): Promise<UpstreamResult<BalanceHistoryPage>>;
   /** Readiness: resolves when transactions-svc's /healthz answers 200. */
   alive(): Promise<void>;
   close(): Promise<void>;
@@ -168,6 +174,12 @@ export function transactionsClient(
     },
     get(scope, id) {
       return getJson<TransactionDetail>(`/api/transactions/${encodeURIComponent(id)}`, scope);
+    },
+    balances(scope) {
+      return getJson<BalanceList>('/api/getBalance', scope);
+    },
+    balanceHistory(scope, filters) {
+      return getJson<BalanceHistoryPage>(`/api/getBalanceHistory?${search(filters)}`, scope);
     },
     async alive() {
       const res = await pool.request({ method: 'GET', path: '/healthz', headersTimeout: 1500, bodyTimeout: 1500 });

@@ -18,6 +18,24 @@ const get = (url: string, fragment: boolean) =>
 const stable = (markup: string) => markup.replace(/<span class="relative">[^<]*<\/span>/g, '');
 
 describe('x-ui-fragment: the same templates as the no-script pages', () => {
+  it('adds the interactive controls after the list: a pager that carries the cursors, and the count of filters', async () => {
+    const first = (await get('/ui/viewTransaction?type=deposit&limit=10', true)).body;
+    expect(first).toContain('<span id="page-no">Page 1</span>');
+    expect(first).toContain('<button id="prev" type="button" class="secondary" disabled>Previous page</button>');
+    expect(first).toContain(
+      '<button id="next" type="button" class="secondary" hx-get="/ui/viewTransaction?type=deposit&amp;limit=10&amp;cursor=cursor-page-2" hx-target="#list-table" hx-headers="{&quot;x-ui-trail&quot;:&quot;2 .&quot;}">Next page</button>',
+    );
+    expect(first).toContain('<span id="filter-count" class="muted" hx-swap-oob="true">(1 active)</span>');
+    const second = await t.ui.inject({
+      method: 'GET',
+      url: '/ui/viewTransaction?type=deposit&limit=10&cursor=cursor-page-2',
+      headers: { 'x-merchant-id': MERCHANT_ID, accept: 'text/html', 'x-ui-fragment': '1', 'x-ui-trail': '2 .' },
+    });
+    expect(second.body).toContain('<span id="page-no">Page 2</span>');
+    expect(second.body).toContain('<button id="prev" type="button" class="secondary" hx-get="/ui/viewTransaction?type=deposit&amp;limit=10" hx-target="#list-table" hx-headers="{&quot;x-ui-trail&quot;:&quot;&quot;}">Previous page</button>');
+    expect(second.body).toContain('<button id="next" type="button" class="secondary" disabled>Next page</button>');
+  });
+
   it.each([
     ['the list', '/ui/viewTransaction?type=deposit', 'list'],
     ['one transaction', `/ui/viewTransaction?id=${DETAIL.transaction.id}`, 'detail'],
@@ -31,7 +49,10 @@ describe('x-ui-fragment: the same templates as the no-script pages', () => {
     expect(fragment.headers.vary).toContain('x-ui-fragment');
     expect(fragment.body).toMatch(new RegExp(`^<div data-fragment="${kind}"`));
     expect(fragment.body).not.toMatch(/<html|<head|<script/i);
-    expect(stable(page.body)).toContain(stable(fragment.body));
+    // After the fragment, /ui's page gets its controls (the pager, the title, the refresh notice).
+    const [own, controls = ''] = fragment.body.split(/\n(?=<nav class="pager"|<h1 id="detail-title")/);
+    expect(stable(page.body)).toContain(stable(own!));
+    expect(page.body).not.toContain(controls.trim() || 'no controls');
   });
 
   it('marks the list with the next cursor and the detail with its title and whether it still moves', async () => {

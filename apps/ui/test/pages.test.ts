@@ -26,12 +26,13 @@ describe('GET /ui', () => {
     expect(res.headers['cache-control']).toBe('no-cache');
   });
 
-  it('has no inline script or style: only /ui/assets/app.js and app.css', async () => {
+  it('has no inline script or style: only /ui/assets/htmx.min.js, app.js and app.css', async () => {
     const { body } = await ui.inject({ method: 'GET', url: '/ui' });
     const scripts = [...body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-    expect(scripts).toHaveLength(1);
-    expect(scripts[0]![1]).toMatch(/\ssrc="\/ui\/assets\/app\.js\?v=[0-9a-f]+"/);
-    expect(scripts[0]![2]).toBe('');
+    expect(scripts).toHaveLength(2);
+    expect(scripts[0]![1]).toMatch(/\ssrc="\/ui\/assets\/htmx\.min\.js\?v=[0-9a-f]+"/);
+    expect(scripts[1]![1]).toMatch(/\ssrc="\/ui\/assets\/app\.js\?v=[0-9a-f]+"/);
+    expect(scripts.map((s) => s[2])).toEqual(['', '']);
     expect(body).toMatch(/<link rel="stylesheet" href="\/ui\/assets\/app\.css\?v=[0-9a-f]+">/);
     expect(body).not.toMatch(/<style|\sstyle=/i);
     expect(body).not.toMatch(/\son\w+=/i);
@@ -49,15 +50,29 @@ describe('GET /ui', () => {
 
 describe('GET /ui/assets/*', () => {
   it.each([
-    ['app.js', 'text/javascript; charset=utf-8'],
-    ['app.css', 'text/css; charset=utf-8'],
-  ])('serves %s with its content type and a cache header', async (name, type) => {
+    ['app.js', 'text/javascript; charset=utf-8', path.join(PUBLIC, 'app.js')],
+    ['app.css', 'text/css; charset=utf-8', path.join(PUBLIC, 'app.css')],
+    ['htmx.min.js', 'text/javascript; charset=utf-8', require.resolve('htmx.org/dist/htmx.min.js')],
+  ])('serves %s with its content type and a cache header', async (name, type, file) => {
     const res = await ui.inject({ method: 'GET', url: `/ui/assets/${name}` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe(type);
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.headers.etag).toMatch(/^"[0-9a-f]+"$/);
-    expect(res.body).toBe(readFileSync(path.join(PUBLIC, name), 'utf8'));
+    expect(res.body).toBe(readFileSync(file, 'utf8'));
+  });
+
+  it('configures htmx to evaluate nothing, add no inline style, keep no history and call this origin only', async () => {
+    const { body } = await ui.inject({ method: 'GET', url: '/ui' });
+    const meta = /<meta name="htmx-config" content="([^"]+)">/.exec(body)![1]!.replace(/&quot;/g, '"');
+    expect(JSON.parse(meta)).toMatchObject({
+      allowEval: false,
+      allowScriptTags: false,
+      includeIndicatorStyles: false,
+      historyEnabled: false,
+      selfRequestsOnly: true,
+    });
+    expect(body).not.toMatch(/\shx-on|js:/);
   });
 
   it('lets browsers keep the version the page links to for good, and revalidate with the ETag', async () => {

@@ -21,7 +21,10 @@ const withDelivery = (status: Status) => ({
 describe('the Redeliver button', () => {
   it.each<Status>(['succeeded', 'failed', 'skipped'])('is offered on an event whose delivery is %s, naming the event', (status) => {
     const out = detailFragment(withDelivery(status)).value;
-    expect(out).toContain('<button type="button" class="secondary" data-action="redeliver" data-event-id="evt_0123abcd">Redeliver</button>');
+    // htmx posts {"eventId"} as JSON (hx-ext="json", defined in public/app.js) with the token header.
+    expect(out).toContain(
+      '<button type="button" class="secondary" data-action="redeliver" hx-post="/api/redeliverCallback" hx-vals="{&quot;eventId&quot;:&quot;evt_0123abcd&quot;}" hx-ext="json" hx-swap="none" hx-sync="this:drop" hx-disabled-elt="this">Redeliver</button>',
+    );
   });
 
   it.each<Status>(['pending', 'retrying'])('is not offered while the delivery is %s (a redelivery would be a 409)', (status) => {
@@ -56,7 +59,9 @@ describe('the "Recover failed since…" panel', () => {
     expect(out).toContain('<input id="recover-since" name="since" type="datetime-local"');
     expect(out).toContain('<label for="recover-since">Failed since</label>');
     expect(out).toContain('<select id="recover-type" name="type">');
-    expect(out).toContain('<button type="button" data-action="recover">Recover failed since…</button>');
+    expect(out).toContain(
+      '<button type="button" data-action="recover" hx-post="/api/recoverCallbacks" hx-include="closest [data-recover]" hx-ext="json" hx-swap="none" hx-sync="this:drop" hx-disabled-elt="this">Recover failed since…</button>',
+    );
     expect(out).toContain('At most 14 days back and 10,000 events per call');
   });
 

@@ -32,7 +32,8 @@ describe('GET /ui/viewTransaction as HTML: the list', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain(HOSTILE_ESCAPED);
-    expect(res.body).toContain('123456789012345678.12345678');
+    // Digits grouped on the string itself: all 26 survive, none rounded through a float.
+    expect(res.body).toContain('123,456,789,012,345,678.12345678');
     expect(res.body).toContain(WITHDRAW.orderId);
     expect(res.body).toContain('<table');
     expectNoActiveContent(res.body);
@@ -74,7 +75,7 @@ describe('GET /ui/viewTransaction as HTML: one transaction', () => {
     expect(body).toContain(HOSTILE_ESCAPED);
     expect(body).toContain('&lt;img src=x onerror=alert(2)&gt;');
     expect(body).toContain('first &quot;deposit&quot; &amp; more');
-    expect(body).toContain(DEPOSIT.amount);
+    expect(body).toContain('123,456,789,012,345,678.12345678'); // DEPOSIT.amount, digits grouped, none rounded
     expect(body).toContain(DEPOSIT.currency);
     expect(body).toContain(DETAIL.traceId!);
     for (const e of DETAIL.events) {

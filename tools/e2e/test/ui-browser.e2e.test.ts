@@ -48,6 +48,13 @@ const operator = async (id: string, status: string) => {
   if (res.status !== 200) throw new Error(`operator ${status}: ${res.status} ${await res.text()}`);
 };
 
+/** An operator's money command (npm run merchant:…), failing the test when it fails. */
+function operatorCli(args: string[]) {
+  const res = stack.cli(['dist/cli/merchant.js', ...args]);
+  if (res.status !== 0) throw new Error(`merchant ${args[0]} failed: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
+
 async function create(m: Merchant, kind: 'deposit' | 'withdraw', body: Record<string, unknown>, moves: string[] = []): Promise<Tx> {
   const payload = kind === 'withdraw' ? { destination: 'IBAN DE89 3704 0044 0532 0130 00', ...body } : body;
   const res = await api(stack, m.apiToken)('POST', kind === 'deposit' ? '/api/createDeposit' : '/api/createWithdraw', payload);
@@ -105,8 +112,10 @@ beforeAll(async () => {
     return first ? 500 : 200;
   };
   stack = await startStack('ui_browser', { CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS_MS, RATE_LIMIT_PER_SECOND: '1000' });
-  m1 = stack.createMerchant('Acme Ltd');
-  m2 = stack.createMerchant('Other merchant');
+  // m1's withdraws are created before any deposit of theirs settles: a credit limit lets them be paid.
+  m1 = stack.createMerchant('Acme Ltd', '10000');
+  m2 = stack.createMerchant('Other merchant', '0');
+  operatorCli(['set-credit-limit', '--merchant', m1.merchantId, '--limit', '999999999999999999.99999999', '--currency', 'USDT']);
   await api(stack, m1.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/deposits` });
   browser = await launchChromium();
   await seed();
@@ -162,6 +171,17 @@ function rows(page: Page): Promise<Row[]> {
   );
 }
 
+/** "1234567.5" → "1,234,567.5": the grouping the page must show, computed here on the string. */
+function grouped(amount: string): string {
+  const [int, frac] = amount.split('.');
+  const groups: string[] = [];
+  for (let end = int!.length; end > 0; end -= 3) groups.unshift(int!.slice(Math.max(0, end - 3), end));
+  return groups.join(',') + (frac === undefined ? '' : `.${frac}`);
+}
+
+/** The page's scripts, by path: htmx and app.js, nothing injected. */
+const scripts = (page: Page) => page.$$eval('script', (els) => els.map((el) => new URL((el as HTMLScriptElement).src || 'inline:x').pathname));
+
 const newestFirst = (txs: Tx[]) => [...txs].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 const orderIds = (txs: { orderId: string }[]) => txs.map((t) => t.orderId);
 
@@ -191,10 +211,11 @@ describe('GET /ui: signing in with the API token', () => {
     expect(orderIds(shown)).toEqual(orderIds(newestFirst(mine)));
     expect(orderIds(shown)).not.toContain(theirs.orderId);
     for (const [i, tx] of newestFirst(mine).entries()) {
-      expect(shown[i]).toEqual({ created: tx.createdAt, type: tx.type, status: tx.status, amount: `${tx.amount} ${tx.currency}`, orderId: tx.orderId });
+      expect(shown[i]).toEqual({ created: tx.createdAt, type: tx.type, status: tx.status, amount: `${grouped(tx.amount)} ${tx.currency}`, orderId: tx.orderId });
     }
-    // Amounts exactly as stored: 26 significant digits survive, no float rounding.
-    expect(shown.map((r) => r.amount)).toContain('999999999999999999.99999999 USDT');
+    // Amounts exactly as stored, digits grouped: 26 significant digits survive, no float rounding.
+    expect(shown.map((r) => r.amount)).toContain('999,999,999,999,999,999.99999999 USDT');
+    expect(shown.map((r) => r.amount)).toContain('1,500.00 USDT');
     // Each time is shown relative and absolute.
     const firstTime = await page.locator('table.transactions tbody tr time').first().innerText();
     expect(firstTime).toMatch(/ago|now/);
@@ -222,8 +243,8 @@ describe('GET /ui: signing in with the API token', () => {
     expect(await context.cookies()).toEqual([]);
     expect(await page.getByLabel('API token').inputValue()).toBe('');
     expect(headerCarriers.length).toBeGreaterThanOrEqual(2);
-    // The page's two merchant views (transactions and endpoint health) are the only requests that carry it.
-    expect(new Set(headerCarriers)).toEqual(new Set(['/ui/viewTransaction', '/ui/endpointHealth']));
+    // The page's merchant views (balances, transactions, endpoint health) are the only requests that carry it.
+    expect(new Set(headerCarriers)).toEqual(new Set(['/ui/balances', '/ui/viewTransaction', '/ui/endpointHealth']));
     await context.close();
   });
 });
@@ -381,14 +402,14 @@ describe('GET /ui: hostile data', () => {
     expect(shown).toContain(HOSTILE_IMG);
     expect(shown).toContain(HOSTILE_SCRIPT);
     expect(await page.locator('main img').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1); // app.js only
+    expect(await scripts(page)).toEqual(['/ui/assets/htmx.min.js', '/ui/assets/app.js']);
 
     await page.getByRole('link', { name: HOSTILE_IMG }).click();
     await page.locator('#detail-body dl').waitFor();
     expect(await page.locator('#detail-title').textContent()).toBe(`Transaction ${HOSTILE_IMG}`);
     expect(await page.locator('table.metadata td[data-label="Value"]').textContent()).toBe(HOSTILE_SCRIPT);
     expect(await page.locator('main img').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1);
+    expect(await scripts(page)).toEqual(['/ui/assets/htmx.min.js', '/ui/assets/app.js']);
     await page.waitForTimeout(200); // an onerror handler would have fired by now
     expect(log.dialogs).toEqual([]);
     await context.close();
@@ -598,6 +619,133 @@ describe('GET /ui: what the page says when something is off', () => {
     expect(status).toContain('(HTTP 400)');
     await context.close();
   });
+});
+
+describe('GET /ui: balances, ledger entries and the statement', () => {
+  let m3: Merchant;
+  let withdraw: Tx;
+
+  /** A signed change as the page shows it: "+1,000.50", "-20", "0" for a part that did not move. */
+  const signed = (amount: string) => (/^-?0+(\.0+)?$/.test(amount) ? '0' : amount.startsWith('-') ? `-${grouped(amount.slice(1))}` : `+${grouped(amount)}`);
+
+  beforeAll(async () => {
+    // A merchant of its own, so the other tests' lists stay as seeded: a settled deposit, a pending
+    // one in another currency, a withdraw held, and an operator's correction.
+    m3 = stack.createMerchant('Ledger Ltd', '0');
+    await create(m3, 'deposit', { amount: '1234567.891', currency: 'USD', orderId: 'LEDGER-DEP-1' }, ['completed']);
+    await create(m3, 'deposit', { amount: '0.00012345', currency: 'BTC', orderId: 'LEDGER-DEP-2' });
+    withdraw = await create(m3, 'withdraw', { amount: '1000.50', currency: 'USD', orderId: 'LEDGER-WD-1' });
+    operatorCli(['adjust-balance', '--merchant', m3.merchantId, '--currency', 'USD', '--amount=-0.391', '--reason', 'Bank fee, March', '--reference', 'adj-ui-1']);
+  });
+
+  async function ledgerSettled(page: Page, container: string) {
+    await page.waitForFunction((id) => {
+      const box = document.getElementById(id)!;
+      return !box.hasAttribute('aria-busy') && box.querySelector('table, .empty');
+    }, container);
+  }
+
+  /** Each row of a ledger table: its kind, and each part's change and balance after it, as shown. */
+  function ledgerRows(page: Page, table: string) {
+    return page.$$eval(`${table} tbody tr`, (trs) =>
+      trs.map((tr) => {
+        const part = (name: string) => {
+          const td = tr.querySelector(`td[data-part="${name}"]`)!;
+          return [td.querySelector('[data-field="change"]')!.textContent, td.querySelector('[data-field="after"]')!.textContent];
+        };
+        return { kind: tr.querySelector('[data-field="kind"]')!.textContent, available: part('available'), held: part('held'), incoming: part('incoming') };
+      }),
+    );
+  }
+
+  const expectedRows = (entries: any[]) =>
+    entries.map((e) => ({
+      kind: e.kind,
+      available: [signed(e.change.available), grouped(e.available)],
+      held: [signed(e.change.held), grouped(e.held)],
+      incoming: [signed(e.change.incoming), grouped(e.incoming)],
+    }));
+
+  it('shows the balance of each currency above the transactions, exact and with grouped digits', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m3.apiToken);
+    await listSettled(page);
+    await page.locator('#balances-body [data-fragment="balances"]').waitFor();
+    const api = (await api3('/api/getBalance')).json.balances as any[];
+    expect(api.map((b) => b.currency)).toEqual(['BTC', 'USD']);
+    for (const b of api) {
+      const card = page.locator(`#balances-body [data-currency="${b.currency}"]`);
+      const field = (name: string) => card.locator(`[data-field="${name}"]`).innerText();
+      expect(await field('available')).toBe(`${grouped(b.available)} ${b.currency}`);
+      expect(await field('held')).toBe(`${grouped(b.held)} ${b.currency}`);
+      expect(await field('incoming')).toBe(`${grouped(b.incoming)} ${b.currency}`);
+      expect(await field('creditLimit')).toBe(`${grouped(b.creditLimit)} ${b.currency}`);
+    }
+    // 1,234,567.891 in, 1,000.50 held, 0.391 corrected: every digit kept, none rounded through a float.
+    const usd = page.locator('#balances-body [data-currency="USD"]');
+    expect(await usd.locator('[data-field="available"]').innerText()).toMatch(/^1,233,567\.0+ USD$/);
+    expect(await usd.locator('[data-field="held"]').innerText()).toMatch(/^1,000\.50* USD$/);
+    expect(await page.locator('#balances-body [data-currency="BTC"] [data-field="incoming"]').innerText()).toBe('0.00012345 BTC');
+    await context.close();
+  });
+
+  it("shows a transaction's ledger entries in its detail, in order", async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m3.apiToken);
+    await listSettled(page);
+    await page.getByRole('link', { name: 'LEDGER-WD-1' }).click();
+    await page.locator('#detail-body table.ledger').waitFor();
+    const detail = (await api3(`/ui/viewTransaction?id=${withdraw.id}`)).json;
+    expect(detail.ledgerEntries.map((e: any) => e.kind)).toEqual(['withdraw.hold']);
+    expect(await ledgerRows(page, '#detail-body table.ledger')).toEqual(expectedRows(detail.ledgerEntries));
+    expect((await ledgerRows(page, '#detail-body table.ledger'))[0]!.held[0]).toMatch(/^\+1,000\.50*$/);
+    await context.close();
+  });
+
+  it('opens the statement of a currency from its balance, pages it, and downloads it as the API exports it', async () => {
+    const { context, page } = await newPage({ acceptDownloads: true });
+    await signIn(page, m3.apiToken);
+    await listSettled(page);
+    await page.locator('#balances-body [data-currency="USD"]').getByRole('link', { name: 'Statement' }).click();
+    await ledgerSettled(page, 'statement-table');
+    expect(page.url()).toMatch(/#statement=USD$/);
+    expect(await page.getByLabel('Currency').inputValue()).toBe('USD');
+
+    const history = (await api3('/api/getBalanceHistory?currency=USD')).json;
+    expect(history.items.map((e: any) => e.kind)).toEqual(['adjustment', 'withdraw.hold', 'deposit.completed', 'deposit.pending']);
+    expect(await ledgerRows(page, '#statement-table table.ledger')).toEqual(expectedRows(history.items));
+    expect(await page.locator('#statement-table tbody tr').first().innerText()).toContain('Bank fee, March');
+    await saveScreenshot(page, 'statement.png');
+
+    // Two to a page: Next and Previous walk the same entries. The page offers 10 to 100 a page; an
+    // option of 2 (the API takes any limit of 1–100) keeps the seed small.
+    await page.evaluate(() => {
+      const select = document.getElementById('s-limit') as HTMLSelectElement;
+      select.add(new Option('2'));
+      select.value = '2';
+    });
+    await page.getByRole('button', { name: 'Show entries' }).click();
+    await page.locator('#statement-page-no', { hasText: 'Page 1' }).waitFor();
+    await ledgerSettled(page, 'statement-table');
+    expect((await ledgerRows(page, '#statement-table table.ledger')).map((r) => r.kind)).toEqual(['adjustment', 'withdraw.hold']);
+    await page.locator('#statement-next').click();
+    await page.locator('#statement-page-no', { hasText: 'Page 2' }).waitFor();
+    expect((await ledgerRows(page, '#statement-table table.ledger')).map((r) => r.kind)).toEqual(['deposit.completed', 'deposit.pending']);
+    await page.locator('#statement-prev').click();
+    await page.locator('#statement-page-no', { hasText: 'Page 1' }).waitFor();
+    expect((await ledgerRows(page, '#statement-table table.ledger')).map((r) => r.kind)).toEqual(['adjustment', 'withdraw.hold']);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download statement CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('statement.csv');
+    const text = readFileSync(await download.path(), 'utf8');
+    const expected = await api(stack, m3.apiToken)('GET', '/api/getBalanceHistory?currency=USD', undefined, { accept: 'text/csv' });
+    expect(expected.status).toBe(200);
+    expect(text).toBe(expected.text);
+    expect(text.trim().split('\r\n')).toHaveLength(1 + 4); // a header and every USD entry, not one page of 2
+    await context.close();
+  });
+
+  const api3 = (path: string) => api(stack, m3.apiToken)('GET', path, undefined, { accept: 'application/json' });
 });
 
 describe('Content-Security-Policy', () => {

@@ -1,14 +1,48 @@
 /**
- * The interactive page's shell: labelled, empty containers and the filter options. /ui/assets/app.js
- * fills them with fragments rendered by the same templates as the no-script pages (list-page,
- * detail-page, health-page), fetched with the merchant's token header. Its empty data: icon is
- * the layout's (layout.ts says why).
+ * The interactive page's shell: labelled containers and the filter forms, wired with htmx
+ * attributes. htmx (/ui/assets/htmx.min.js) fetches each view as the fragment the same templates
+ * render for the no-script pages (list-page, detail-page, health-page, balances-page,
+ * statement-page) and swaps it in; /ui/assets/app.js adds the merchant's token header to every
+ * request and handles what htmx does not (sign-in, errors, the #tx= route, the CSV downloads).
+ * Its empty data: icon is the layout's (layout.ts says why).
  */
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '@dw/contracts';
 import { assetHref, type Assets } from '../assets';
 import { html } from './html';
 
 const options = (values: readonly string[]) => values.map((v) => html`<option value="${v}">${v}</option>`);
+
+/** A filter form's time range (the browser's local time; app.js sends it as an instant) and page size. */
+const rangeAndSize = (prefix: string, from: string, to: string, size: string) => html`<div class="field wide"><label for="${prefix}-from">${from}</label>
+<input id="${prefix}-from" name="from" type="datetime-local" step="1" aria-describedby="${prefix}-tz-hint"></div>
+<div class="field wide"><label for="${prefix}-to">${to}</label>
+<input id="${prefix}-to" name="to" type="datetime-local" step="1" aria-describedby="${prefix}-tz-hint"></div>
+<div class="field"><label for="${prefix}-limit">${size}</label>
+<select id="${prefix}-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>`;
+
+/**
+ * htmx's settings, read from this meta tag when it starts: nothing evaluated as code (no hx-on,
+ * no js: values: the CSP forbids eval), no <style> of its own and no <script> run from a fragment
+ * (the CSP forbids inline ones), no history snapshots (they would keep merchant data in
+ * localStorage), requests to this origin only, and every answer passed to app.js's error handling.
+ */
+const HTMX_CONFIG = JSON.stringify({
+  allowEval: false,
+  allowScriptTags: false,
+  includeIndicatorStyles: false,
+  historyEnabled: false,
+  historyCacheSize: 0,
+  selfRequestsOnly: true,
+  getCacheBusterParam: false,
+  defaultSettleDelay: 0,
+  // Every status is handed to htmx:beforeSwap in app.js, which swaps a 2xx and explains the rest;
+  // none is logged to the console as an htmx error.
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[23]..', swap: true },
+    { code: '[45]..', swap: false, error: false },
+  ],
+});
 
 export function renderAppPage(assets: Assets): string {
   return html`<!doctype html>
@@ -18,10 +52,12 @@ export function renderAppPage(assets: Assets): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>Transactions · Deposit &amp; Withdraw</title>
+<meta name="htmx-config" content="${HTMX_CONFIG}">
 <link rel="stylesheet" href="${assetHref(assets, 'app.css')}">
+<script src="${assetHref(assets, 'htmx.min.js')}" defer></script>
 <script src="${assetHref(assets, 'app.js')}" defer></script>
 </head>
-<body>
+<body hx-history="false">
 <header class="site-header">
 <a class="brand" href="/ui">Deposit &amp; Withdraw</a>
 <button id="sign-out" type="button" class="secondary" hidden>Sign out</button>
@@ -42,43 +78,58 @@ export function renderAppPage(assets: Assets): string {
 </section>
 
 <section id="list-view" aria-labelledby="list-title" hidden>
+<section id="balances-section" class="balances-section" aria-labelledby="balances-title">
+<h2 id="balances-title">Balances</h2>
+<div id="balances-status" class="status" role="status" aria-live="polite"></div>
+<div id="balances-body" data-status-box="balances-status" hx-get="/ui/balances" hx-trigger="dw:load from:body, click from:#refresh, dw:moved from:body" hx-sync="this:replace"></div>
+</section>
 <h1 id="list-title">Transactions</h1>
 <details id="filter-panel" class="filter-panel" open>
 <summary>Filters <span id="filter-count" class="muted"></span></summary>
-<form id="filters" class="filters">
+<form id="filters" class="filters" data-status-box="list-status" data-loading="Loading transactions…" hx-get="/ui/viewTransaction" hx-target="#list-table" hx-trigger="submit, reset delay:10ms, dw:load from:body, click from:#refresh, dw:moved from:body" hx-sync="#list-table:replace">
 <div class="field"><label for="f-type">Type</label>
 <select id="f-type" name="type"><option value="">Any</option>${options(TRANSACTION_TYPES)}</select></div>
 <div class="field"><label for="f-status">Status</label>
 <select id="f-status" name="status"><option value="">Any</option>${options(TRANSACTION_STATUSES)}</select></div>
 <div class="field wide"><label for="f-order">Order ID</label>
 <input id="f-order" name="orderId" maxlength="128" autocomplete="off" spellcheck="false"></div>
-<div class="field wide"><label for="f-from">Created from</label>
-<input id="f-from" name="from" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
-<div class="field wide"><label for="f-to">Created before</label>
-<input id="f-to" name="to" type="datetime-local" step="1" aria-describedby="tz-hint"></div>
-<div class="field"><label for="f-limit">Per page</label>
-<select id="f-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>
+${rangeAndSize('f', 'Created from', 'Created before', 'Per page')}
 <div class="actions">
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
 <button type="button" id="download-csv" class="secondary">Download CSV</button>
-<p id="tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
+<a id="open-statement" href="/ui/statement" data-statement="">Statement</a>
+<p id="f-tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>
 </details>
 <div id="list-status" class="status" role="status" aria-live="polite"></div>
-<div id="list-table"></div>
-<nav class="pager" aria-label="Pages">
-<button id="prev" type="button" class="secondary" disabled>Previous page</button>
-<span id="page-no"></span>
-<button id="next" type="button" class="secondary" disabled>Next page</button>
-</nav>
+<div id="list-table" data-status-box="list-status" hx-sync="this:replace"></div>
 <section id="health" class="health" aria-labelledby="health-title">
 <h2 id="health-title">Callback endpoints</h2>
 <div id="health-status" class="status" role="status" aria-live="polite"></div>
-<div id="health-body"></div>
+<div id="health-body" data-status-box="health-status" hx-get="/ui/endpointHealth" hx-trigger="dw:load from:body, click from:#refresh, dw:moved from:body" hx-sync="this:replace"></div>
 </section>
+</section>
+
+<section id="statement-view" aria-labelledby="statement-title" hidden>
+<p><a href="#list">← Back to the transactions</a></p>
+<h1 id="statement-title">Statement</h1>
+<p class="muted">Every ledger entry of your balances, newest first, with the balance after each.</p>
+<form id="statement-filters" class="filters" data-status-box="statement-status" data-loading="Loading the statement…" hx-get="/ui/statement" hx-target="#statement-table" hx-trigger="submit, reset delay:10ms, dw:statement from:body" hx-sync="#statement-table:replace">
+<div class="field"><label for="s-currency">Currency</label>
+<input id="s-currency" name="currency" maxlength="10" autocomplete="off" spellcheck="false" placeholder="All"></div>
+${rangeAndSize('s', 'From', 'Before', 'Page size')}
+<div class="actions">
+<button type="submit">Show entries</button>
+<button type="reset" class="secondary">Clear filters</button>
+<button type="button" id="statement-csv" class="secondary">Download statement CSV</button>
+<p id="s-tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
+</div>
+</form>
+<div id="statement-status" class="status" role="status" aria-live="polite"></div>
+<div id="statement-table" data-status-box="statement-status" hx-sync="this:replace"></div>
 </section>
 
 <section id="detail-view" aria-labelledby="detail-title" hidden>
@@ -88,8 +139,7 @@ export function renderAppPage(assets: Assets): string {
 <button id="detail-refresh" type="button" class="secondary">Refresh</button>
 </div>
 <div id="detail-status" class="status" role="status" aria-live="polite"></div>
-<p id="detail-live" class="muted hint" hidden>In progress: this page refreshes itself every few seconds until the transaction and its callbacks settle.</p>
-<div id="detail-body"></div>
+<div id="detail-body" data-status-box="detail-status" data-loading="Loading the transaction…" hx-sync="this:replace"></div>
 </section>
 </main>
 </body>

@@ -2,11 +2,15 @@
  * One transaction: every field, its metadata and the event timeline. `detailFragment` is the one
  * template: the no-script page wraps it in the layout, /ui's script fetches it alone and swaps it in.
  */
-import type { TransactionDetail } from '@dw/contracts';
+import type { BalanceEntry, TransactionDetail } from '@dw/contracts';
 import type { Assets } from '../assets';
 import { badge, isolate, isolatedText, money, timeCell, viewHref } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
+import { entriesTable } from './ledger-entries';
+
+/** transactions-svc adds the transaction's ledger entries, in order, once the ledger is there. */
+type DetailView = TransactionDetail & { ledgerEntries?: BalanceEntry[] };
 
 type EventView = TransactionDetail['events'][number];
 type Attempt = EventView['delivery']['attempts'][number];
@@ -50,13 +54,14 @@ const SETTLED_DELIVERY = new Set(['succeeded', 'failed', 'skipped']);
 
 /**
  * "Redeliver" on an event whose delivery has settled (docs/api.md#redelivery-and-recovery: a series still pending or
- * retrying answers 409, so the button is not offered then). /ui's script runs it (ACTIONS in
- * public/app.js) with the merchant's token; the no-script page hides it (it needs the token header).
+ * retrying answers 409, so the button is not offered then). htmx posts it as JSON (the `json`
+ * encoding in public/app.js) with the merchant's token; the script then says how it went and
+ * reloads the transaction. The no-script page hides it (it needs the token header).
  */
 function eventActions(e: EventView): SafeHtml | string {
   if (!SETTLED_DELIVERY.has(e.delivery.status)) return '';
   return html`<div class="event-actions needs-script">
-<button type="button" class="secondary" data-action="redeliver" data-event-id="${e.id}">Redeliver</button>
+<button type="button" class="secondary" data-action="redeliver" hx-post="/api/redeliverCallback" hx-vals="${JSON.stringify({ eventId: e.id })}" hx-ext="json" hx-swap="none" hx-sync="this:drop" hx-disabled-elt="this">Redeliver</button>
 <span class="action-status" role="status" aria-live="polite"></span>
 </div>`;
 }
@@ -85,7 +90,7 @@ function stillMoving(detail: TransactionDetail): boolean {
   return (status !== 'completed' && status !== 'failed') || detail.events.some((e) => MOVING_DELIVERY.has(e.delivery.status));
 }
 
-export function detailFragment(detail: TransactionDetail, now = Date.now()): SafeHtml {
+export function detailFragment(detail: DetailView, now = Date.now()): SafeHtml {
   const timeline =
     detail.events.length === 0
       ? html`<p class="muted">No events: none yet, or removed after the retention period.</p>`
@@ -94,12 +99,27 @@ export function detailFragment(detail: TransactionDetail, now = Date.now()): Saf
 ${fields(detail, now)}
 <h2>Metadata</h2>
 ${metadata(detail.transaction.metadata)}
+${detail.ledgerEntries ? html`<h2>Ledger entries</h2>
+${entriesTable(detail.ledgerEntries, now, { caption: 'How this transaction moved the balance, oldest first.', transactionLinks: false })}` : ''}
 <h2>Events and callbacks</h2>
 ${timeline}
 </div>`;
 }
 
-export function renderDetailPage(assets: Assets, detail: TransactionDetail, now = Date.now()): string {
+/**
+ * What /ui's page adds after the fragment: the title (out of band, into the page's heading) and,
+ * while money or a callback still moves, a notice that fetches the transaction again 3 s after it
+ * is shown (htmx `load delay`): each answer brings the next one until everything has settled.
+ */
+export function detailControls(detail: DetailView): SafeHtml {
+  const poll = stillMoving(detail)
+    ? html`<p id="detail-live" class="muted hint" hx-get="${viewHref({ id: detail.transaction.id })}" hx-trigger="load delay:3s" hx-target="#detail-body">In progress: this page refreshes itself every few seconds until the transaction and its callbacks settle.</p>`
+    : '';
+  return html`<h1 id="detail-title" tabindex="-1" hx-swap-oob="true">Transaction ${isolate(detail.transaction.orderId)}</h1>
+${poll}`;
+}
+
+export function renderDetailPage(assets: Assets, detail: DetailView, now = Date.now()): string {
   return layout(assets, `Transaction ${isolatedText(detail.transaction.orderId)}`, html`<p><a href="${viewHref({})}">← All transactions</a></p>
 <h1>Transaction</h1>
 ${detailFragment(detail, now)}`);

@@ -63,9 +63,29 @@ export function timeCell(iso: string, now?: number): SafeHtml {
   return html`<time datetime="${iso}" title="${iso}"><span class="relative">${relativeTime(iso, now)}</span> <span class="absolute muted">${absoluteTime(iso)}</span></time>`;
 }
 
-/** Amount exactly as transactions-svc gave it: a decimal string, never parsed into a float. */
+const DECIMAL = /^([+-]?)(\d+)(\.\d+)?$/;
+
+/**
+ * A decimal string with its integer part grouped by thousands ("1234567.891" → "1,234,567.891"),
+ * every fraction digit kept. Done on the string, never through a number: "999999999999999999.99999999"
+ * keeps all 26 digits. Anything that is not a plain decimal is shown as given.
+ */
+export function groupDigits(decimal: string): string {
+  const m = DECIMAL.exec(decimal);
+  if (!m) return decimal;
+  return `${m[1]}${m[2]!.replace(/\B(?=(\d{3})+$)/g, ',')}${m[3] ?? ''}`;
+}
+
+/** Amount exactly as transactions-svc gave it (a decimal string, never a float), digits grouped. */
 export function money(amount: string, currency: string): SafeHtml {
-  return html`<span class="amount">${amount}</span> <span class="currency">${currency}</span>`;
+  return html`<span class="amount">${groupDigits(amount)}</span> <span class="currency">${currency}</span>`;
+}
+
+/** A signed change of a balance: "+1,000.50", "-20", and "0" muted (that part did not move). */
+export function change(amount: string): SafeHtml {
+  if (/^[+-]?0+(\.0+)?$/.test(amount)) return html`<span class="muted">0</span>`;
+  const signed = amount.startsWith('-') || amount.startsWith('+') ? amount : `+${amount}`;
+  return html`<span class="amount ${signed.startsWith('-') ? 'debit' : 'credit'}">${groupDigits(signed)}</span>`;
 }
 
 export function viewHref(params: Record<string, string | number | undefined>): string {

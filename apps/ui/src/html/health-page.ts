@@ -41,9 +41,10 @@ ${item.skipped > 0 ? html`<dt>Skipped</dt><dd data-field="skipped">${item.skippe
 }
 
 /**
- * "Recover failed since…": POST /api/recoverCallbacks for the chosen time (and type), run by /ui's
- * script (ACTIONS in public/app.js) with the merchant's token. Not a <form>: Enter must not submit
- * it as a navigation; the no-script page hides it (it needs the token header).
+ * "Recover failed since…": POST /api/recoverCallbacks for the chosen time (and type), sent by htmx
+ * as JSON with the merchant's token (public/app.js turns the local time into an instant and says
+ * how many callbacks were queued). Not a <form>: Enter must not submit it as a navigation; the
+ * no-script page hides it (it needs the token header).
  */
 function recoverAction(): SafeHtml {
   return html`<div class="recover needs-script" data-recover>
@@ -54,7 +55,7 @@ function recoverAction(): SafeHtml {
 <input id="recover-since" name="since" type="datetime-local" step="1" required aria-describedby="recover-tz"></div>
 <div><label for="recover-type">Which callbacks</label>
 <select id="recover-type" name="type"><option value="">Deposits and withdraws</option><option value="deposit">Deposits only</option><option value="withdraw">Withdraws only</option></select></div>
-<button type="button" data-action="recover">Recover failed since…</button>
+<button type="button" data-action="recover" hx-post="/api/recoverCallbacks" hx-include="closest [data-recover]" hx-ext="json" hx-swap="none" hx-sync="this:drop" hx-disabled-elt="this">Recover failed since…</button>
 </div>
 <p id="recover-tz" class="muted hint">In your browser's time zone.</p>
 <p class="action-status" role="status" aria-live="polite"></p>

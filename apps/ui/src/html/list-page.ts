@@ -9,6 +9,7 @@ import type { ListFilters } from '../transactions-client';
 import { badge, isolate, money, timeCell, viewHref } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
+import { pager, type Trail } from './pager';
 
 const FILTER_LABELS: Record<string, string> = { type: 'Type', status: 'Status', orderId: 'Order ID', from: 'From', to: 'To' };
 
@@ -49,6 +50,17 @@ ${page.items.map((tx) => row(tx, now))}
 </tbody>
 </table></div>`;
   return html`<div data-fragment="list" data-next-cursor="${page.nextCursor ?? ''}">${body}</div>`;
+}
+
+/**
+ * What /ui's page adds after the fragment: the pager (htmx buttons carrying their cursors) and, out
+ * of band, the count of active filters beside the folded Filters panel.
+ */
+export function listControls(page: TransactionPage, filters: ListFilters, trail: Trail): SafeHtml {
+  const { cursor, ...query } = filters;
+  const active = Object.keys(FILTER_LABELS).filter((key) => filters[key] !== undefined).length;
+  return html`${pager({ path: '/ui/viewTransaction', query, cursor: cursor as string | undefined, nextCursor: page.nextCursor, trail, target: 'list-table', idPrefix: '' })}
+<span id="filter-count" class="muted" hx-swap-oob="true">${active ? `(${active} active)` : ''}</span>`;
 }
 
 export function renderListPage(assets: Assets, page: TransactionPage, filters: ListFilters, now = Date.now()): string {

@@ -8,8 +8,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Assets } from '../assets';
 import { CSV_CONTENT_TYPE, transactionsCsv } from '../csv/transactions-csv';
 import { wantsFragment } from '../fragment';
-import { detailFragment, renderDetailPage } from '../html/detail-page';
-import { listFragment, renderListPage } from '../html/list-page';
+import { detailControls, detailFragment, renderDetailPage } from '../html/detail-page';
+import { listControls, listFragment, renderListPage } from '../html/list-page';
+import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
 import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
@@ -37,7 +38,7 @@ function passProblem(reply: FastifyReply, status: number, problem: Problem, retr
 
 export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets, auth: InternalAuth): void {
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers({ vary: 'Accept, x-ui-fragment', 'cache-control': NO_STORE });
+    reply.headers({ vary: `Accept, x-ui-fragment, ${HEADER_UI_TRAIL}`, 'cache-control': NO_STORE });
   });
   requireMerchant(app, auth);
   htmlProblems(app, assets);
@@ -55,7 +56,9 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
         const result = await client.get(scope, id);
         if (!result.ok) return passProblem(reply, result.status, result.problem);
         if (as === 'html') {
-          const body = wantsFragment(request) ? detailFragment(result.body).value : renderDetailPage(assets, result.body);
+          const body = wantsFragment(request)
+            ? `${detailFragment(result.body).value}\n${detailControls(result.body).value}`
+            : renderDetailPage(assets, result.body);
           return sendHtml(reply, 200, body, NO_STORE);
         }
         return reply.send(result.body);
@@ -75,7 +78,9 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       const result = await client.list(scope, filters);
       if (!result.ok) return passProblem(reply, result.status, result.problem);
       if (as === 'html') {
-        const body = wantsFragment(request) ? listFragment(result.body, filters).value : renderListPage(assets, result.body, filters);
+        const body = wantsFragment(request)
+          ? `${listFragment(result.body, filters).value}\n${listControls(result.body, filters, readTrail(request.headers[HEADER_UI_TRAIL])).value}`
+          : renderListPage(assets, result.body, filters);
         return sendHtml(reply, 200, body, NO_STORE);
       }
       return reply.send(result.body);

@@ -1,11 +1,11 @@
 /**
- * A real HTTP server on 127.0.0.1 playing transactions-svc's two merchant endpoints with fixed
+ * A real HTTP server on 127.0.0.1 playing transactions-svc's merchant endpoints with fixed
  * data, so the ui service is tested over the network exactly as it runs, without a database.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { InternalAuth } from '@dw/http-kit';
-import { DETAIL, EXPORT_ROWS, HEALTH, INTERNAL_SECRET, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
+import { BALANCES, DETAIL, EXPORT_ROWS, HEALTH, HISTORY_ONE, INTERNAL_SECRET, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
 
 // Like the real one, it believes x-merchant-id only with the caller's proof of the request.
 const internalAuth = new InternalAuth([INTERNAL_SECRET]);
@@ -54,6 +54,10 @@ function routes(app: FastifyInstance): void {
     return cursor === PAGE_ONE.nextCursor ? PAGE_TWO : PAGE_ONE;
   });
   app.get('/api/endpoint-health', async () => HEALTH);
+  app.get('/api/getBalance', async () => BALANCES);
+  app.get<{ Querystring: Record<string, string> }>('/api/getBalanceHistory', async (request) =>
+    request.query.cursor === HISTORY_ONE.nextCursor ? { items: [], nextCursor: null } : HISTORY_ONE,
+  );
   app.get<{ Querystring: Record<string, string> }>('/api/transactions/export', async (request, reply) => {
     if (request.query.type === 'refund') {
       return reply.code(400).type('application/problem+json').send(problem(400, 'validation_failed', 'bad type', request.headers['x-request-id'], [{ path: 'querystring:/type', message: 'must be deposit or withdraw' }]));

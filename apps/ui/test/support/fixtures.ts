@@ -1,5 +1,5 @@
 /** Fixed data the stand-in transactions-svc answers with; hostile strings test the escaping. */
-import type { EndpointHealth, ExportRow, TransactionDetail, TransactionPage } from '@dw/contracts';
+import type { BalanceHistoryPage, BalanceList, EndpointHealth, ExportRow, TransactionDetail, TransactionPage } from '@dw/contracts';
 
 /** The internal secret shared by the test (playing the gateway), the ui and the stand-in transactions-svc. */
 export const INTERNAL_SECRET = 'ui-test-internal-auth-secret-0123456789';
@@ -129,4 +129,44 @@ export const HEALTH: EndpointHealth = {
       lastFailure: null,
     },
   ],
+};
+
+export const BALANCES: BalanceList = {
+  balances: [
+    { currency: 'BTC', available: '0', held: '0', incoming: '0.00012345', creditLimit: '0' },
+    { currency: 'USD', available: '1233567.000', held: '1000.50', incoming: '0', creditLimit: '999999999999999999.99999999' },
+  ],
+};
+
+/** A statement page, newest first: an operator's correction (hostile reason) and a withdraw's hold. */
+export const HISTORY_ONE: BalanceHistoryPage = {
+  items: [
+    {
+      id: 'le_0002',
+      createdAt: '2026-11-21T10:00:02.000Z',
+      currency: 'USD',
+      kind: 'adjustment',
+      change: { available: '-0.391', held: '0', incoming: '0' },
+      available: '1233567.000',
+      held: '1000.50',
+      incoming: '0',
+      transactionId: null,
+      reason: HOSTILE,
+      reference: 'adj-1',
+    },
+    {
+      id: 'le_0001',
+      createdAt: '2026-11-21T10:00:01.000Z',
+      currency: 'USD',
+      kind: 'withdraw.hold',
+      change: { available: '-1000.50', held: '1000.50', incoming: '0' },
+      available: '1233567.391',
+      held: '1000.50',
+      incoming: '0',
+      transactionId: '3f0a8a5e-8c7b-4b1e-9d3a-6f1e2d3c4b5a',
+      reason: null,
+      reference: null,
+    },
+  ],
+  nextCursor: 'history-page-2',
 };

@@ -1,0 +1,44 @@
+/**
+ * The merchant's balances, one card per currency: available, held, incoming and the credit limit,
+ * exact decimal strings with grouped digits. `balancesFragment` is the one template: /ui shows it
+ * above the transactions, the no-script page wraps it in the layout.
+ */
+import type { Balance, BalanceList } from '@dw/contracts';
+import type { Assets } from '../assets';
+import { money } from './format';
+import { html, type SafeHtml } from './html';
+import { layout } from './layout';
+
+export const statementHref = (currency?: string) => (currency ? `/ui/statement?currency=${encodeURIComponent(currency)}` : '/ui/statement');
+
+function card(b: Balance): SafeHtml {
+  // data-statement lets /ui's script open the statement in place; without a script the href does it.
+  return html`<article class="balance" data-currency="${b.currency}">
+<h3>${b.currency}</h3>
+<p class="available" data-field="available">${money(b.available, b.currency)}</p>
+<p class="muted hint">available</p>
+<dl class="fields balance-fields">
+<dt>Held</dt><dd data-field="held">${money(b.held, b.currency)}</dd>
+<dt>Incoming</dt><dd data-field="incoming">${money(b.incoming, b.currency)}</dd>
+<dt>Credit limit</dt><dd data-field="creditLimit">${money(b.creditLimit, b.currency)}</dd>
+</dl>
+<p><a href="${statementHref(b.currency)}" data-statement="${b.currency}">Statement</a></p>
+</article>`;
+}
+
+export function balancesFragment(list: BalanceList): SafeHtml {
+  const body =
+    list.balances.length === 0
+      ? html`<p class="empty">No balances yet. A deposit shows here as incoming once it is created, and as available once it completes.</p>`
+      : html`<div class="balances">${list.balances.map(card)}</div>`;
+  return html`<div data-fragment="balances">
+${body}
+<p class="muted hint">Available may be spent; held is reserved by withdraws not yet final; incoming is deposits not yet final.</p>
+</div>`;
+}
+
+export function renderBalancesPage(assets: Assets, list: BalanceList): string {
+  return layout(assets, 'Balances', html`<p><a href="/ui/viewTransaction">← All transactions</a></p>
+<h1>Balances</h1>
+${balancesFragment(list)}`);
+}
