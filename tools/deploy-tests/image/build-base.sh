@@ -19,8 +19,16 @@ fi
 WORK="$(mktemp -d /var/tmp/dw-base.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 ROOTFS="$WORK/rootfs"
-echo "image: debootstrap bookworm (minbase) for $BASE" >&2
-debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1 || { tail -20 "$WORK/debootstrap.log"; exit 1; }
+# debootstrap takes from 20 s to over 10 min depending on the mirror: its result is kept on the
+# machine and reused.
+DEBIAN_TAR="$IMAGE_STATE/bookworm-minbase.tar"
+if [ ! -s "$DEBIAN_TAR" ]; then
+  echo "image: debootstrap bookworm (minbase) for $BASE" >&2
+  debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1 || { tail -20 "$WORK/debootstrap.log"; exit 1; }
+  tar -C "$ROOTFS" -cf "$DEBIAN_TAR.part" . && mv "$DEBIAN_TAR.part" "$DEBIAN_TAR"
+else
+  mkdir -p "$ROOTFS" && tar -C "$ROOTFS" -xf "$DEBIAN_TAR"
+fi
 install -m 755 "$NODE_BIN" "$ROOTFS/usr/local/bin/node"
 (cd "$WORK" && npm pack "npm@$NPM_VERSION" --silent >/dev/null)
 mkdir -p "$ROOTFS/usr/local/lib/node_modules/npm"
@@ -28,6 +36,7 @@ tar -xzf "$WORK"/npm-*.tgz -C "$ROOTFS/usr/local/lib/node_modules/npm" --strip-c
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$ROOTFS/usr/local/bin/npx"
 # The registry is reached through this machine's trust store (a proxy signs its certificates).
+mkdir -p "$ROOTFS/etc/ssl/certs"
 cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
 chroot "$ROOTFS" groupadd -g 1000 node
 chroot "$ROOTFS" useradd -u 1000 -g node -m -s /bin/bash node
