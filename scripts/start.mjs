@@ -164,7 +164,8 @@ function startService({ name, host }) {
       buf += chunk;
       const lines = buf.split('\n');
       buf = lines.pop();
-      for (const line of lines) process.stdout.write(`${prefix} ${humanLine(line)}\n`);
+      // A pretty line may span several (an error's stack): each keeps the service's prefix.
+      for (const line of lines) for (const out of humanLine(line).split('\n')) process.stdout.write(`${prefix} ${out}\n`);
     });
   }
   return child;
