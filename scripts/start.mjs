@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
+import pinoPretty from 'pino-pretty';
 
 const root = path.resolve(import.meta.dirname, '..');
 const env = { ...process.env };
@@ -127,6 +128,28 @@ async function waitReady(port, timeoutMs = 60_000) {
   return last;
 }
 
+// The services log one JSON object a line (what a log pipeline wants); a person at a terminal gets
+// them through pino-pretty: time, level, message, then the fields. LOG_FORMAT=json keeps the JSON.
+const pretty =
+  env.LOG_FORMAT === 'json'
+    ? undefined
+    : pinoPretty.prettyFactory({
+        colorize: Boolean(process.stdout.isTTY),
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+        singleLine: true,
+      });
+
+/** One line of a service's output as a person reads it; a line that is not JSON is left alone. */
+function humanLine(line) {
+  if (!pretty || !line.startsWith('{')) return line;
+  try {
+    return pretty(line).trimEnd();
+  } catch {
+    return line;
+  }
+}
+
 function startService({ name, host }) {
   const cwd = path.join(root, 'apps', name);
   const child = spawn(process.execPath, ['--enable-source-maps', '--require', './dist/instrumentation.js', 'dist/main.js'], {
@@ -141,7 +164,8 @@ function startService({ name, host }) {
       buf += chunk;
       const lines = buf.split('\n');
       buf = lines.pop();
-      for (const line of lines) process.stdout.write(`${prefix} ${line}\n`);
+      // A pretty line may span several (an error's stack): each keeps the service's prefix.
+      for (const line of lines) for (const out of humanLine(line).split('\n')) process.stdout.write(`${prefix} ${out}\n`);
     });
   }
   return child;

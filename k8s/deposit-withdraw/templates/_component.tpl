@@ -173,6 +173,13 @@ spec:
       port: {{ $c.service.port }}
       targetPort: http
       protocol: TCP
+    {{- if .root.Values.monitoring.serviceMonitors.enabled }}
+    # What the ServiceMonitor scrapes (templates/monitoring.yaml).
+    - name: metrics
+      port: {{ .root.Values.metrics.port }}
+      targetPort: metrics
+      protocol: TCP
+    {{- end }}
   selector:
     {{- include "dw.componentSelectorLabels" . | nindent 4 }}
 {{- end }}

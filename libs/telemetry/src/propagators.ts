@@ -9,7 +9,7 @@ const SUPPORTED: Record<string, () => TextMapPropagator> = {
 
 /**
  * The propagator OTEL_PROPAGATORS asks for, read as @opentelemetry/sdk-node read it: unset or
- * empty → undefined (the provider registers its default, W3C tracecontext + baggage); `none`
+ * empty → undefined (start-telemetry.ts registers defaultPropagator()); `none`
  * anywhere → null (no propagator: nothing injected or extracted); otherwise the named ones,
  * deduplicated, in order. Only `tracecontext` and `baggage` are supported: `b3`, `b3multi` and
  * `jaeger` (which sdk-node's own propagator packages provided) and any other name are skipped with
@@ -28,4 +28,9 @@ export function propagatorFromEnv(env: NodeJS.ProcessEnv = process.env): TextMap
   }
   if (propagators.length === 0) return null;
   return propagators.length === 1 ? propagators[0]! : new CompositePropagator({ propagators });
+}
+
+/** W3C tracecontext + baggage: what an unset OTEL_PROPAGATORS means. */
+export function defaultPropagator(): TextMapPropagator {
+  return new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
 }

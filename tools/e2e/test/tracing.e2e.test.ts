@@ -93,6 +93,7 @@ describe('one create, one trace', () => {
     }
     const publish = byService('transactions-svc', KIND.PRODUCER);
     expect(publish).toHaveLength(1);
+    expect(attribute(publish[0]!, 'messaging.operation.name')).toBe('publish');
 
     const ordered = deliveries.sort((a, b) => Number(attribute(a, 'callback.attempt')) - Number(attribute(b, 'callback.attempt')));
     expect(ordered.map((s) => attribute(s, 'callback.attempt'))).toEqual([1, 2, 3, 4, 5, 6]);
@@ -101,6 +102,10 @@ describe('one create, one trace', () => {
       expect(span.kind).toBe(KIND.CONSUMER);
       expect(attribute(span, 'merchant.id')).toBe(merchant.merchantId);
       expect(attribute(span, 'messaging.system')).toBe('rabbitmq');
+      // OpenTelemetry's messaging semantic conventions (1.x current): operation name and the
+      // broker's delivery tag of the message this attempt processed.
+      expect(attribute(span, 'messaging.operation.name')).toBe('process');
+      expect(typeof attribute(span, 'messaging.rabbitmq.message.delivery_tag')).toBe('number');
       const posts = inTrace().filter((s) => s.parentSpanId === span.spanId && s.kind === KIND.CLIENT);
       expect(posts).toHaveLength(1);
       expect(posts[0]!.status?.code).toBe(STATUS_ERROR); // HTTP 500 is a failed attempt

@@ -92,7 +92,9 @@ export function createDeliveryHandler(deps: DeliveryDeps): LaneHandler {
           attributes: {
             'messaging.system': 'rabbitmq',
             'messaging.operation.type': 'process',
+            'messaging.operation.name': 'process',
             'messaging.destination.name': lane.queue,
+            'messaging.rabbitmq.message.delivery_tag': message.fields.deliveryTag,
             'callback.lane': lane.lane,
             'messaging.message.id': msg.eventId,
             'merchant.id': merchant,

@@ -29,6 +29,7 @@ export function publishOutboxRow(channel: ConfirmChannel, exchange: string, row:
       attributes: {
         'messaging.system': 'rabbitmq',
         'messaging.operation.type': 'publish',
+        'messaging.operation.name': 'publish',
         'messaging.destination.name': exchange,
         'messaging.rabbitmq.destination.routing_key': row.routing_key,
         'messaging.message.id': row.event_id,

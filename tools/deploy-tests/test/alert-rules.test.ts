@@ -1,0 +1,70 @@
+// The chart's PrometheusRule, checked and unit-tested by Prometheus' own promtool (Debian's
+// prometheus package; .ci/run installs it): rendered with ci/test-values.yaml, its groups are
+// written to a rule file beside promtool/alerts.test.yaml, which holds a firing and a quiet case for
+// every alert. Each alert's runbook_url must land on a heading of docs/operations.md.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { manifest, renderChart } from '../src/helm';
+import { readText, REPO_ROOT } from '../src/repo-files';
+
+const CI_VALUES = 'k8s/deposit-withdraw/ci/test-values.yaml';
+const TESTS = 'tools/deploy-tests/promtool/alerts.test.yaml';
+
+type Rule = { alert?: string; annotations?: Record<string, string> };
+const rule = manifest(renderChart({}, [CI_VALUES]), 'PrometheusRule', 'rel-deposit-withdraw');
+const groups = rule.spec.groups as { name: string; rules: Rule[] }[];
+const alerts = groups.flatMap((g) => g.rules).filter((r) => r.alert);
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'dw-promtool-'));
+  writeFileSync(path.join(dir, 'rules.yaml'), YAML.stringify({ groups }));
+  copyFileSync(path.join(REPO_ROOT, TESTS), path.join(dir, 'alerts.test.yaml'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function promtool(args: string[]) {
+  const run = spawnSync('promtool', args, { cwd: dir, encoding: 'utf8' });
+  if (run.error) throw new Error(`promtool not found (apt-get install prometheus): ${run.error.message}`);
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe('the PrometheusRule', () => {
+  it('passes promtool check rules', () => {
+    const run = promtool(['check', 'rules', 'rules.yaml']);
+    expect(run.output).toContain(`SUCCESS: ${groups.flatMap((g) => g.rules).length} rules found`);
+    expect(run.status).toBe(0);
+  });
+
+  it('passes its promtool unit tests', () => {
+    const run = promtool(['test', 'rules', 'alerts.test.yaml']);
+    expect(run.output).not.toContain('FAILED');
+    expect(run.status).toBe(0);
+  });
+
+  it('has a unit test for every alert', () => {
+    const tested = new Set(
+      (YAML.parse(readText(TESTS)) as { tests: { alert_rule_test: { alertname: string }[] }[] }).tests.flatMap((t) =>
+        t.alert_rule_test.map((a) => a.alertname),
+      ),
+    );
+    expect(alerts.map((a) => a.alert).filter((name) => !tested.has(name!))).toEqual([]);
+  });
+
+  it("points every alert's runbook_url at its own section of docs/operations.md", () => {
+    const anchors = new Set(
+      readText('docs/operations.md')
+        .split('\n')
+        .filter((line) => line.startsWith('#'))
+        .map((line) => line.replace(/^#+\s*/, '').toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')),
+    );
+    const broken = alerts.filter((a) => {
+      const url = a.annotations?.['runbook_url'] ?? '';
+      return !url.startsWith('docs/operations.md#') || !anchors.has(url.split('#')[1]!) || url.split('#')[1] !== a.alert!.toLowerCase();
+    });
+    expect(broken.map((a) => `${a.alert}: ${a.annotations?.['runbook_url']}`)).toEqual([]);
+  });
+});
