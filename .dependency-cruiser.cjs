@@ -4,7 +4,7 @@
  * tools/e2e/test/module-boundaries.test.ts):
  *   - a project tagged type:lib never imports one tagged type:app;
  *   - a type:app never imports another type:app;
- *   - a library is used only through its entry point (package.json `main`, the `@dw/<name>` path);
+ *   - a library is used only through its entry points (package.json `main` and `exports`: `@dw/<name>`, `@dw/<name>/<entry>`);
  *   - no relative import leaves its own project.
  */
 const { readdirSync, readFileSync, existsSync } = require('node:fs');
@@ -15,7 +15,10 @@ const projects = ['apps', 'libs', 'tools']
   .filter((dir) => existsSync(path.join(__dirname, dir, 'package.json')))
   .map((dir) => {
     const pkg = JSON.parse(readFileSync(path.join(__dirname, dir, 'package.json'), 'utf8'));
-    return { dir, main: pkg.main, tags: pkg.nx?.tags ?? [] };
+    // A library's entry points: its `main`, and the entries its package.json `exports` declares
+    // (libs/db's `@dw/db/testing` and `@dw/db/migrations`).
+    const exported = Object.values(pkg.exports ?? {}).filter((e) => typeof e === 'string' && e.endsWith('.ts'));
+    return { dir, entries: [pkg.main, ...exported].filter(Boolean), tags: pkg.nx?.tags ?? [] };
   });
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -23,7 +26,9 @@ const dirsTagged = (tag) => projects.filter((p) => p.tags.includes(tag)).map((p)
 const anyOf = (dirs) => `^(${dirs.join('|')})/`;
 const apps = dirsTagged('type:app');
 const libs = dirsTagged('type:lib');
-const entryPoints = projects.filter((p) => p.tags.includes('type:lib') && p.main).map((p) => `^${escape(path.posix.join(p.dir, p.main))}$`);
+const entryPoints = projects
+  .filter((p) => p.tags.includes('type:lib'))
+  .flatMap((p) => p.entries.map((entry) => `^${escape(path.posix.join(p.dir, entry))}$`));
 
 module.exports = {
   forbidden: [

@@ -120,14 +120,16 @@ describe('deployMigrations', () => {
 
   it('refuses to deploy past a migration Prisma recorded as failed until it is marked rolled back', async () => {
     const url = await freshDatabase();
-    await deployMigrations(url);
-    await rows(url, `UPDATE _prisma_migrations SET finished_at = NULL, logs = 'boom' WHERE migration_name = '${names.at(-1)}'`);
+    const last = '29990101000000_repairable';
+    const dir = migrationsWith({ [last]: 'CREATE TABLE repair_me (id int);\n' });
+    await deployMigrations(url, { migrationsDir: dir });
+    await rows(url, `UPDATE _prisma_migrations SET finished_at = NULL, logs = 'boom' WHERE migration_name = '${last}'`);
 
-    await expect(deployMigrations(url)).rejects.toBeInstanceOf(FailedMigrationInHistoryError);
-    await expect(deployMigrations(url)).rejects.toThrow(`_prisma_migrations records ${names.at(-1)} as started and never finished`);
+    await expect(deployMigrations(url, { migrationsDir: dir })).rejects.toBeInstanceOf(FailedMigrationInHistoryError);
+    await expect(deployMigrations(url, { migrationsDir: dir })).rejects.toThrow(`_prisma_migrations records ${last} as started and never finished`);
 
-    await rows(url, `UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = '${names.at(-1)}'`);
-    await rows(url, 'DROP TABLE manual_outbox'); // the repair: what the rolled-back migration creates
-    expect(await deployMigrations(url)).toEqual([names.at(-1)]);
+    await rows(url, `UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = '${last}'`);
+    await rows(url, 'DROP TABLE repair_me'); // the repair: what the rolled-back migration creates
+    expect(await deployMigrations(url, { migrationsDir: dir })).toEqual([last]);
   });
 });

@@ -18,7 +18,7 @@ const run = promisify(execFile);
 /** Runs dependency-cruiser in `cwd` over `dirs`; resolves with its exit code and report. */
 async function cruise(cwd: string, dirs: string[]): Promise<{ code: number; report: string }> {
   try {
-    const { stdout } = await run(DEPCRUISE, [...dirs, '--config', path.join(cwd, '.dependency-cruiser.cjs'), '--output-type', 'err'], { cwd });
+    const { stdout } = await run(DEPCRUISE, [...dirs, '--config', path.join(cwd, '.dependency-cruiser.cjs'), '--output-type', 'err'], { cwd, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
     return { code: 0, report: stdout };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
