@@ -54,7 +54,10 @@ describe('migrate deploy', () => {
     }
     const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
     expect(tables.map((t) => t.tablename).sort()).toEqual(
-      ['_prisma_migrations', 'callback_attempts', 'callback_deliveries', 'manual_outbox', 'merchants', 'outbox', 'transaction_events', 'transactions'].sort(),
+      [
+        '_prisma_migrations', 'balances', 'callback_attempts', 'callback_deliveries', 'ledger_entries', 'manual_outbox', 'merchants', 'outbox',
+        'transaction_events', 'transactions', 'unsuccessful_deliveries',
+      ].sort(),
     );
   });
 

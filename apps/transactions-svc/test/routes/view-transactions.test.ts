@@ -79,6 +79,7 @@ describe('GET /api/transactions/{id}', () => {
           delivery: { status: 'pending', attempts: [] },
         },
       ],
+      ledgerEntries: [expect.objectContaining({ kind: 'deposit.pending', transactionId: tx.id, change: { available: '0', held: '0', incoming: tx.amount } })],
       traceId: null,
     });
   });
