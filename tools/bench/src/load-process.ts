@@ -1,19 +1,22 @@
 /**
- * The closed-loop load generator, in its own process (argv: origin connections seconds [token]):
- * `connections` clients each POST a deposit with a unique orderId, wait for the answer, and send
- * the next, for `seconds`. Used the same way for the product and the baseline. Sends back
+ * The closed-loop load generator, in its own process (argv: origin connections seconds [tokens]
+ * [deposit|withdraw]): `connections` clients each POST a deposit (or a withdraw of 0.01) with a
+ * unique orderId, wait for the answer, and send the next, for `seconds`; tokens (comma-separated)
+ * take turns, so a list spreads the load over that many merchants. Used the same way for the product and the baseline. Sends back
  * { perSecond, ok, other, p50, p99 } where ok counts 2xx answers and latencies are per request.
  */
 import { Pool } from 'undici';
 import { percentile } from './stats';
 
 async function main() {
-  const [origin, connectionsArg, secondsArg, token] = process.argv.slice(2);
+  const [origin, connectionsArg, secondsArg, tokenArg, kind = 'deposit'] = process.argv.slice(2);
+  const tokens = tokenArg ? tokenArg.split(',') : [];
+  const path = kind === 'withdraw' ? '/api/createWithdraw' : '/api/createDeposit';
+  const body = (orderId: string) =>
+    JSON.stringify(kind === 'withdraw' ? { amount: '0.01', currency: 'USD', orderId, destination: 'acct-bench' } : { amount: '1.00', currency: 'USD', orderId });
   const connections = Number(connectionsArg);
   const seconds = Number(secondsArg);
   const pool = new Pool(origin!, { connections, pipelining: 1 });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.serviceApiToken = token;
   const latencies: number[] = [];
   let ok = 0;
   let other = 0;
@@ -25,12 +28,10 @@ async function main() {
       while (performance.now() < end) {
         const sent = performance.now();
         try {
-          const res = await pool.request({
-            path: '/api/createDeposit',
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ amount: '1.00', currency: 'USD', orderId: `load-${process.pid}-${++seq}` }),
-          });
+          const n = ++seq;
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (tokens.length) headers.serviceApiToken = tokens[n % tokens.length]!;
+          const res = await pool.request({ path, method: 'POST', headers, body: body(`load-${process.pid}-${n}`) });
           await res.body.dump();
           if (res.statusCode >= 200 && res.statusCode < 300) ok++;
           else other++;

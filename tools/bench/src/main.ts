@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,isolation,memory,notify,profile]`
+ * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,money,isolation,memory,notify,profile]`
  *
  * Starts what it measures — the four built services (their own database and AMQP prefix per
  * stack), a callback receiver, a single-insert Fastify baseline, a load generator and a raw POST loop,
@@ -16,10 +16,10 @@ import { ratioChart } from './chart';
 import { rssText, setReceiverBase, startBenchStack, type Ctx, type Options } from './context';
 import { killStarted, startBaseline, startReceiver } from './processes';
 import { profileFigure } from './profile';
-import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, notifyFigure, recoveryIsolationFigure } from './scenarios';
+import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, moneyFigure, notifyFigure, recoveryIsolationFigure } from './scenarios';
 import { markdownTable } from './stats';
 
-const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'isolation', 'memory', 'notify', 'profile'];
+const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'money', 'isolation', 'memory', 'notify', 'profile'];
 const MAX_RUN_MS = 30 * 60_000;
 
 function parseArgs(argv: string[]): Options & { write: boolean } {
@@ -63,6 +63,7 @@ async function main() {
       await main.close({ verifyLedger: false });
       main = undefined;
     }
+    if (has('money')) ctx.rows.push(await moneyFigure(ctx));
     if (has('isolation')) {
       for (const mode of ['hang', 'slow', '429', '503'] as const) ctx.rows.push(await isolationFigure(ctx, mode));
       ctx.rows.push(await recoveryIsolationFigure(ctx));

@@ -143,8 +143,12 @@ export interface LoadResult {
 }
 
 /** Closed-loop load (load-process.ts, its own process): `connections` clients for `seconds`. */
-export async function closedLoop(url: string, opts: { connections: number; seconds: number; token?: string }): Promise<LoadResult> {
-  const args = [url, String(opts.connections), String(opts.seconds), ...(opts.token ? [opts.token] : [])];
+export async function closedLoop(
+  url: string,
+  opts: { connections: number; seconds: number; token?: string; tokens?: string[]; kind?: 'deposit' | 'withdraw' },
+): Promise<LoadResult> {
+  const tokens = opts.tokens ?? (opts.token ? [opts.token] : []);
+  const args = [url, String(opts.connections), String(opts.seconds), tokens.join(','), opts.kind ?? 'deposit'];
   return (await forkReady<LoadResult>('load-process.ts', args)).first;
 }
 

@@ -442,3 +442,36 @@ export async function notifyFigure(ctx: Ctx): Promise<Row> {
 }
 
 export { rssText };
+
+/**
+ * Issue 18: every withdraw of one merchant in one currency holds from one balance row (a hot row,
+ * locked by each create batch that holds from it), against deposits spread over 100 merchants, each
+ * its own balance row. Closed loops of 50 connections through the gateway, alternated rounds on one
+ * stack; target: withdraws at least half the deposits' rate.
+ */
+export async function moneyFigure(ctx: Ctx): Promise<Row> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const merchants = quick ? 20 : 100;
+  const stack = await startBenchStack('money');
+  try {
+    const hot = stack.createMerchant('Hot balance'); // credit limit: the largest amount, so no withdraw is refused
+    const spread = Array.from({ length: merchants }, (_, i) => stack.createMerchant(`Spread ${i}`).apiToken);
+    const withdraws = () => closedLoop(stack.gateway, { connections: 50, seconds, token: hot.apiToken, kind: 'withdraw' });
+    const deposits = () => closedLoop(stack.gateway, { connections: 50, seconds, tokens: spread });
+    await withdraws();
+    await deposits();
+    const { a, b } = await alternate(
+      rounds,
+      (round) => (ctx.log(`money: round ${round + 1}/${rounds} withdraws on one balance`), withdraws()),
+      (round) => (ctx.log(`money: round ${round + 1}/${rounds} deposits over ${merchants} merchants`), deposits()),
+    );
+    const row = throughputRow(`Withdraws on one balance vs deposits over ${merchants} merchants`, a, b, 'req/s');
+    const refused = a.reduce((n, r) => n + r.other, 0) + b.reduce((n, r) => n + r.other, 0);
+    row.note = `${rounds}×${seconds}s rounds, median; target ≥ 0.5` + (refused ? `; ${refused} non-2xx` : '');
+    return row;
+  } finally {
+    await stack.close({ verifyLedger: false });
+  }
+}
