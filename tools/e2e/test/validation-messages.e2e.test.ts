@@ -175,6 +175,8 @@ describe('every validation_failed says what the field accepts', () => {
     const cases = [...gatewayCases(), ...operatorCases()];
     // The sweep reaches every merchant endpoint with input and the operator API, so a new one is swept too.
     expect([...new Set(cases.map((c) => c.endpoint))].sort()).toEqual([
+      'GET /api/getBalanceHistory',
+      'GET /ui/statement',
       'GET /ui/viewTransaction',
       'POST /api/createDeposit',
       'POST /api/createWithdraw',
