@@ -100,7 +100,7 @@ describe('npm start on ports of its own', () => {
     // How many lines a healthy start logs depends on LOG_LEVEL; whatever it logs is not JSON.
     expect(output).not.toMatch(/^\S+ +\| \{"level"/m);
     for (const line of output.split('\n').filter((l) => /^(api-gateway|transactions-svc|callback-svc|ui) +\| \[/.test(l))) {
-      expect(line).toMatch(/\| \[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL): /);
+      expect(line).toMatch(/\| \[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL)( \([^)]*\))?: /);
     }
   });
 
