@@ -65,6 +65,9 @@ function dropDownload(port: number): Promise<string> {
   });
 }
 
+// Its servers start and stop per case; under `npm test` every project's tests share two cores.
+jest.setTimeout(30_000);
+
 describe('a CSV download dropped by the client midway', () => {
   // The upstream export is destroyed (awaiting closedEarly never resolves while the ui holds it),
   // and the ui then closes at once.
