@@ -4,7 +4,7 @@
  * Every amount is a decimal string (PostgreSQL NUMERIC end to end), signed where it is a change.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Timestamp, Uuid } from './primitives';
+import { Currency, KeysetPage, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, PageCursor, Timestamp, Uuid } from './primitives';
 
 /** A signed decimal string: "-12.5", "0", "100.50". */
 export const SignedDecimal = Type.String({
@@ -72,16 +72,11 @@ export const BalanceHistoryQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt >= from' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt < to' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The nextCursor of the previous page, unchanged' }),
-    ),
+    cursor: Type.Optional(PageCursor),
   },
   { additionalProperties: false },
 );
 export type BalanceHistoryQuery = Static<typeof BalanceHistoryQuery>;
 
-export const BalanceHistoryPage = Type.Object(
-  { items: Type.Array(BalanceEntry), nextCursor: Type.Union([Type.String(), Type.Null()]) },
-  { additionalProperties: false, $id: 'BalanceHistoryPage' },
-);
+export const BalanceHistoryPage = KeysetPage(BalanceEntry, 'BalanceHistoryPage');
 export type BalanceHistoryPage = Static<typeof BalanceHistoryPage>;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { PRINTABLE_OR_EMPTY_PATTERN, PRINTABLE_PATTERN, UUID_PATTERN } from './text-rules';
 
 const PRINTABLE = PRINTABLE_PATTERN;
@@ -59,6 +59,13 @@ export const Timestamp = Type.String({ format: 'date-time' });
 /** Pages of lists (transactions, the balance history): default and most items per page. */
 export const LIST_LIMIT_DEFAULT = 20;
 export const LIST_LIMIT_MAX = 100;
+
+/** The opaque keyset cursor of a list's next page (transactions, the balance history). */
+export const PageCursor = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The nextCursor of the previous page, unchanged' });
+
+/** One page of a keyset-paged list: its items, newest first, and the cursor of the next page (null: none). */
+export const KeysetPage = <T extends TSchema>(item: T, $id: string) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false, $id });
 
 export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
 export const TRANSACTION_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;

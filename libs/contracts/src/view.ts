@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BalanceEntry } from './balances';
-import { DeliveryStatus, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, OrderId, Timestamp, TransactionStatus, TransactionType, Uuid } from './primitives';
+import { DeliveryStatus, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, KeysetPage, OrderId, PageCursor, Timestamp, TransactionStatus, TransactionType, Uuid } from './primitives';
 import { Transaction } from './transactions';
 
 
@@ -13,23 +13,13 @@ export const ViewTransactionQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt >= from' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'createdAt < to' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT })),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        pattern: '^[A-Za-z0-9_-]+$',
-        description: 'The nextCursor of the previous page, unchanged',
-      }),
-    ),
+    cursor: Type.Optional(PageCursor),
   },
   { additionalProperties: false },
 );
 export type ViewTransactionQuery = Static<typeof ViewTransactionQuery>;
 
-export const TransactionPage = Type.Object(
-  { items: Type.Array(Transaction), nextCursor: Type.Union([Type.String(), Type.Null()]) },
-  { additionalProperties: false, $id: 'TransactionPage' },
-);
+export const TransactionPage = KeysetPage(Transaction, 'TransactionPage');
 export type TransactionPage = Static<typeof TransactionPage>;
 
 export const DeliveryAttempt = Type.Object(

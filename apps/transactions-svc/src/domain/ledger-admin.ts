@@ -10,16 +10,10 @@ import type pg from 'pg';
 import { inTransaction, query, sql } from '@dw/db';
 import { ledgerEntries } from '../ledger/ledger-metrics';
 import { entryJson } from './balance-queries';
+import { ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 
 export class LedgerCommandError extends Error {}
-
-async function ensureBalanceRow(db: pg.PoolClient, merchantId: string, currency: string): Promise<void> {
-  await query(db, sql`
-    INSERT INTO balances (merchant_id, currency, credit_limit)
-    SELECT id, ${currency}, credit_limit FROM merchants WHERE id = ${merchantId}::uuid
-    ON CONFLICT DO NOTHING`);
-}
 
 /**
  * No lock on the merchant's row: a create takes a key-share lock on it (the balance's foreign key)

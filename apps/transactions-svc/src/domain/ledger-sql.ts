@@ -7,7 +7,8 @@
  * entry moves `amount` out of its debit account into its credit account, so its two postings sum
  * to zero by construction.
  */
-import { raw, sql, type Sql } from '@dw/db';
+import { query, raw, sql, type Sql } from '@dw/db';
+import type pg from 'pg';
 
 /** The signed change of one account by the entries of `alias` (ledger_change: +into, -out of). */
 const change = (alias: string, account: string) => raw(`ledger_change(${alias}.debit, ${alias}.credit, ${alias}.amount, '${account}')`);
@@ -63,4 +64,15 @@ export function ledgerCtes(reason: string | null): Sql {
       JOIN balanced b ON b.merchant_id = st.merchant_id AND b.currency = st.currency
       WINDOW later AS (PARTITION BY st.merchant_id, st.currency ORDER BY st.n ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
     )`;
+}
+
+/**
+ * Makes the merchant's balance row in `currency` (zeros, the merchant's default credit limit) when
+ * there is none, so that a withdraw or an operator has a row to lock.
+ */
+export async function ensureBalanceRow(db: pg.Pool | pg.PoolClient, merchantId: string, currency: string): Promise<void> {
+  await query(db, sql`
+    INSERT INTO balances (merchant_id, currency, credit_limit)
+    SELECT id, ${currency}, credit_limit FROM merchants WHERE id = ${merchantId}::uuid
+    ON CONFLICT DO NOTHING`);
 }

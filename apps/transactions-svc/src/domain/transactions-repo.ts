@@ -10,6 +10,7 @@ import { query, sql, type Sql } from '@dw/db';
 import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
+import { ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
@@ -160,10 +161,7 @@ export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise
       return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
     }
     if (round >= MAX_WITHDRAW_ROUNDS) throw new Error(`withdraw left out of ${round} batches although it fits`);
-    if (!funds.has_row) await query(db, sql`
-      INSERT INTO balances (merchant_id, currency, credit_limit)
-      SELECT id, ${t.currency}, credit_limit FROM merchants WHERE id = ${t.merchantId}::uuid
-      ON CONFLICT DO NOTHING`);
+    if (!funds.has_row) await ensureBalanceRow(db, t.merchantId, t.currency);
   }
 }
 
