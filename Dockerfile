@@ -28,7 +28,7 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1 HOST=0.0.0.0
 # Heap bound of every service (libs/config/src/node-options.json; the chart sets the same).
-ENV NODE_OPTIONS="--max-old-space-size=128"
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=4"
 COPY --from=build /out /app
 # The base image's unprivileged `node` user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000

@@ -274,7 +274,7 @@ export const launcherSettings: ReadonlyArray<{ name: string; default: string; us
   },
   {
     name: 'NODE_OPTIONS',
-    default: '`--max-old-space-size=128` (`npm start`, the image, the chart)',
+    default: '`--max-old-space-size=128 --max-semi-space-size=4` (`npm start`, the image, the chart)',
     usedBy: 'all',
     description: "V8's heap bound, which keeps each service under 150 MB RSS; raise it with the container's memory limit ([why](docs/decisions.md))",
   },

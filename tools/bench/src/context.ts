@@ -42,8 +42,9 @@ export const SERVICES: ServiceName[] = ['api-gateway', 'transactions-svc', 'call
 /** Production defaults except a rate limit high enough for a load test, and quiet logs. */
 export const STACK_ENV = { RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'error' };
 
+/** BENCH_STACK_ENV (a JSON object) adds to or overrides the stacks' environment, to compare a setting in alternated runs. */
 export function startBenchStack(label: string, extra: Record<string, string> = {}): Promise<Stack> {
-  return startStack(`bench_${label}`, { ...STACK_ENV, ...extra });
+  return startStack(`bench_${label}`, { ...STACK_ENV, ...JSON.parse(process.env.BENCH_STACK_ENV ?? '{}'), ...extra });
 }
 
 export function stackRss(stack: Stack): RssSampler {

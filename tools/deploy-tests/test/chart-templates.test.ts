@@ -251,7 +251,7 @@ describe('commands in the chart, compose file and Dockerfile', () => {
 
   it('give every service the heap bound of libs/config/src/node-options.json, in the image and in the chart', () => {
     const { NODE_OPTIONS: bounds } = JSON.parse(readText('libs/config/src/node-options.json')) as { NODE_OPTIONS: string };
-    expect(bounds).toMatch(/^--max-old-space-size=\d+$/);
+    expect(bounds).toMatch(/^--max-old-space-size=\d+ --max-semi-space-size=\d+$/);
     expect(readText('Dockerfile')).toContain(`ENV NODE_OPTIONS="${bounds}"`);
     expect(valueAt(chartValues(), 'nodeOptions')).toBe(bounds);
     for (const service of SERVICES) expect(envOf(example, service)).toContainEqual({ name: 'NODE_OPTIONS', value: bounds });
