@@ -45,3 +45,11 @@ describe('## @param lines of values.yaml', () => {
     expect(misplaced.map(([path]) => path)).toEqual([]);
   });
 });
+
+describe("## @extra lines of values.yaml (a block's description in the generated schema)", () => {
+  it('name only blocks that exist', () => {
+    const extras = lines.map((line) => /^\s*## @extra (\S+) \S/.exec(line)?.[1]).filter((path) => path !== undefined);
+    expect(extras.length).toBeGreaterThan(0);
+    expect(extras.filter((path) => !isObject(valueAt(values, path) ?? null))).toEqual([]);
+  });
+});
