@@ -271,13 +271,19 @@ describe('the viewer (/ui) in Chromium', () => {
     return { page: opened.page, close: () => opened.context.close() };
   }
 
-  it('"Redeliver" on a failed event starts a new series; the page shows its attempt as manual', async () => {
-    const m = stack.createMerchant('Viewer merchant');
+  /** A new merchant's deposit whose callback failed 6 times; its endpoint keeps answering 500. */
+  async function failedDeposit(name: string, prefix: string) {
+    const m = stack.createMerchant(name);
     await api(stack, m.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/ui-deposit` });
-    const orderId = uniqueOrderId('UI-REDELIVER');
+    const orderId = uniqueOrderId(prefix);
     answers.set(orderId, () => 500);
     const tx = await create(m, 'deposit', orderId);
     await settledAs(m, tx.id, 'failed');
+    return { m, orderId, tx };
+  }
+
+  it('"Redeliver" on a failed event starts a new series; the page shows its attempt as manual', async () => {
+    const { m, orderId, tx } = await failedDeposit('Viewer merchant', 'UI-REDELIVER');
     answers.set(orderId, () => 200);
 
     const { page, close } = await signedIn(m);
@@ -303,12 +309,7 @@ describe('the viewer (/ui) in Chromium', () => {
   });
 
   it('shows the latest 5 attempts of an event with 12, all 12 on "Show all", still open while a new series refreshes the page', async () => {
-    const m = stack.createMerchant('Viewer merchant 12');
-    await api(stack, m.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/ui-deposit` });
-    const orderId = uniqueOrderId('UI-MANY');
-    answers.set(orderId, () => 500);
-    const tx = await create(m, 'deposit', orderId);
-    await settledAs(m, tx.id, 'failed');
+    const { m, orderId, tx } = await failedDeposit('Viewer merchant 12', 'UI-MANY');
     expect((await redeliver(tx.eventId, m)).status).toBe(202);
     await deliveryWhen(m, tx.id, (d) => d.status === 'failed' && d.attempts.length === 12);
 
