@@ -173,6 +173,23 @@
       return setStatus(statusBox(d.elt), 'error', xhrFailure(xhr), final ? null : again(d));
     }
     setStatus(statusBox(d.elt), '', '');
+    if (d.target.id === 'detail-body') keepOpen = openEarlierAttempts();
+  });
+
+  // The refresh of a transaction still moving (every 3 s) replaces its events: the earlier attempts
+  // someone opened stay open.
+  var keepOpen = [];
+  function openEarlierAttempts() {
+    return Array.prototype.map.call(document.querySelectorAll('#detail-body details.earlier-attempts[open]'), function (el) {
+      return el.getAttribute('data-event');
+    });
+  }
+  document.addEventListener('htmx:afterSwap', function (event) {
+    if (event.detail.target.id !== 'detail-body') return;
+    document.querySelectorAll('#detail-body details.earlier-attempts').forEach(function (el) {
+      if (keepOpen.indexOf(el.getAttribute('data-event')) >= 0) el.open = true;
+    });
+    keepOpen = [];
   });
 
   // ---- Actions on server-rendered buttons: what their answer means --------------------------------

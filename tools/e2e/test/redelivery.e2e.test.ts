@@ -271,13 +271,19 @@ describe('the viewer (/ui) in Chromium', () => {
     return { page: opened.page, close: () => opened.context.close() };
   }
 
-  it('"Redeliver" on a failed event starts a new series; the page shows its attempt as manual', async () => {
-    const m = stack.createMerchant('Viewer merchant');
+  /** A new merchant's deposit whose callback failed 6 times; its endpoint keeps answering 500. */
+  async function failedDeposit(name: string, prefix: string) {
+    const m = stack.createMerchant(name);
     await api(stack, m.apiToken)('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/ui-deposit` });
-    const orderId = uniqueOrderId('UI-REDELIVER');
+    const orderId = uniqueOrderId(prefix);
     answers.set(orderId, () => 500);
     const tx = await create(m, 'deposit', orderId);
     await settledAs(m, tx.id, 'failed');
+    return { m, orderId, tx };
+  }
+
+  it('"Redeliver" on a failed event starts a new series; the page shows its attempt as manual', async () => {
+    const { m, orderId, tx } = await failedDeposit('Viewer merchant', 'UI-REDELIVER');
     answers.set(orderId, () => 200);
 
     const { page, close } = await signedIn(m);
@@ -294,10 +300,41 @@ describe('the viewer (/ui) in Chromium', () => {
       undefined,
       { timeout: 20_000 },
     );
-    const attempts = await event.locator('table.attempts tbody tr td[data-label="Attempt"]').allInnerTexts();
+    // All 7 are on the page; 1 and 2 in the closed "Show all 7 attempts" (the latest 5 show).
+    const attempts = await event.locator('table.attempts tbody tr td[data-label="Attempt"]').allTextContents();
     expect(attempts.map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(['1', '2', '3', '4', '5', '6', '7 manual']);
     expect(await event.getByRole('button', { name: 'Redeliver' }).count()).toBe(1); // settled again: offered again
     expect(arrivalsOf(tx.eventId)).toHaveLength(7);
+    await close();
+  });
+
+  it('shows the latest 5 attempts of an event with 12, all 12 on "Show all", still open while a new series refreshes the page', async () => {
+    const { m, orderId, tx } = await failedDeposit('Viewer merchant 12', 'UI-MANY');
+    expect((await redeliver(tx.eventId, m)).status).toBe(202);
+    await deliveryWhen(m, tx.id, (d) => d.status === 'failed' && d.attempts.length === 12);
+
+    const { page, close } = await signedIn(m);
+    await page.getByRole('link', { name: orderId }).click();
+    const event = page.locator('#detail-body .timeline > li').first();
+    await event.locator('table.attempts').first().waitFor({ state: 'attached' });
+    /** The attempt numbers a reader sees, top to bottom. */
+    const shown = () =>
+      event.locator('table.attempts tbody tr td[data-label="Attempt"]').evaluateAll((tds) =>
+        tds.filter((td) => td.checkVisibility()).map((td) => Number.parseInt(td.textContent!, 10)),
+      );
+    expect(await shown()).toEqual([8, 9, 10, 11, 12]);
+    await event.getByText('Show all 12 attempts').click();
+    expect(await shown()).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+
+    // Another failing series: the page refreshes itself until it settles, the list stays open.
+    await event.getByRole('button', { name: 'Redeliver' }).click();
+    await page.waitForFunction(
+      () => document.querySelectorAll('#detail-body .timeline > li:first-child table.attempts tbody tr').length === 18 &&
+        document.querySelector('#detail-body .timeline > li .badge')?.textContent === 'failed',
+      undefined,
+      { timeout: 20_000 },
+    );
+    expect(await shown()).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
     await close();
   });
 

@@ -1,6 +1,6 @@
 /**
  * No merchant can take the service from the others by opening downloads it never reads (docs/api.md,
- * "What one merchant's requests may hold"). Merchant A has 1,500 transactions of the largest size
+ * "Fair use: what one merchant's requests may hold"). Merchant A has 1,500 transactions of the largest size
  * the API admits (a 500-character description and 20 metadata values of 500 characters, all emoji:
  * about 42 KB each) and opens 40 CSV downloads of its list that it never reads. Meanwhile:
  * - every process stays up (before the bounds, transactions-svc ran out of heap in about 15 s and

@@ -3,10 +3,11 @@
  * do not apply), as NDJSON, one ExportRow a line, streamed. The ui turns it into the merchant's
  * CSV. More than EXPORT_MAX_ROWS matching is refused up front with a 400, before anything streams.
  *
- * Bounded (docs/api.md, "What one merchant's requests may hold"): a few exports per merchant and per
- * process (429 rate_limited with Retry-After beyond them), pages sized in bytes, reads on a pool of
- * their own, and a response buffer of EXPORT_BUFFER_BYTES. A reader that stops reading is cut off by
- * the connection's stall timeout (libs/http-kit create-service.ts), which ends the export.
+ * Bounded (docs/api.md, "Fair use: what one merchant's requests may hold"): a few exports per
+ * merchant and per process (429 rate_limited with Retry-After beyond them), pages sized in bytes,
+ * reads on a pool of their own, and a response buffer of EXPORT_BUFFER_BYTES. A reader that stops
+ * reading is cut off by the connection's stall timeout (libs/http-kit create-service.ts), which
+ * ends the export.
  */
 import { Readable } from 'node:stream';
 import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';

@@ -66,12 +66,34 @@ function eventActions(e: EventView): SafeHtml | string {
 </div>`;
 }
 
+/** Attempts shown at once per event; the earlier ones open on demand. */
+export const LATEST_ATTEMPTS = 5;
+
+const attemptsTable = (rows: Attempt[], now: number): SafeHtml =>
+  html`<table class="attempts"><thead><tr><th scope="col">Attempt</th><th scope="col">Time</th><th scope="col">Result</th><th scope="col" class="num">Duration</th></tr></thead>
+<tbody>${rows.map((a) => attemptRow(a, now))}</tbody></table>`;
+
+/**
+ * An event's attempts, oldest first as the API gives them. An event holds up to 66 (6 automatic and
+ * 10 manual series of 6: docs/api.md#redelivery-and-recovery), so only the latest
+ * LATEST_ATTEMPTS show; the earlier ones sit above them in a closed <details> that opens in place,
+ * without a request and without script, keeping the order 1, 2, … down the page.
+ */
+function attemptsOf(e: EventView, now: number): SafeHtml {
+  const all = e.delivery.attempts;
+  if (all.length === 0) {
+    return html`<p class="muted">${e.delivery.status === 'skipped' ? 'Not sent: no callback URL was set.' : 'No delivery attempts yet.'}</p>`;
+  }
+  if (all.length <= LATEST_ATTEMPTS) return attemptsTable(all, now);
+  const earlier = all.slice(0, all.length - LATEST_ATTEMPTS);
+  return html`<details class="earlier-attempts" data-event="${e.id}"><summary>Show all ${all.length} attempts (${earlier.length} earlier)</summary>
+${attemptsTable(earlier, now)}</details>
+<p class="muted hint">Latest ${LATEST_ATTEMPTS} of ${all.length} attempts:</p>
+${attemptsTable(all.slice(-LATEST_ATTEMPTS), now)}`;
+}
+
 function event(e: EventView, now: number): SafeHtml {
-  const attempts =
-    e.delivery.attempts.length === 0
-      ? html`<p class="muted">${e.delivery.status === 'skipped' ? 'Not sent: no callback URL was set.' : 'No delivery attempts yet.'}</p>`
-      : html`<table class="attempts"><thead><tr><th scope="col">Attempt</th><th scope="col">Time</th><th scope="col">Result</th><th scope="col" class="num">Duration</th></tr></thead>
-<tbody>${e.delivery.attempts.map((a) => attemptRow(a, now))}</tbody></table>`;
+  const attempts = attemptsOf(e, now);
   return html`<li class="event">
 <h3>${e.type}</h3>
 <p>${timeCell(e.createdAt, now)}</p>

@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { InternalAuth } from '@dw/http-kit';
-import { BALANCES, DETAIL, EXPORT_ROWS, HEALTH, HISTORY_ONE, INTERNAL_SECRET, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
+import { BALANCES, DETAIL, EXPORT_ROWS, HEALTH, HISTORY_ONE, INTERNAL_SECRET, MANY_ATTEMPTS, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
 
 // Like the real one, it believes x-merchant-id only with the caller's proof of the request.
 const internalAuth = new InternalAuth([INTERNAL_SECRET]);
@@ -67,6 +67,7 @@ function routes(app: FastifyInstance): void {
   });
   app.get<{ Params: { id: string } }>('/api/transactions/:id', async (request, reply) => {
     if (request.params.id === DETAIL.transaction.id) return DETAIL;
+    if (request.params.id === MANY_ATTEMPTS.transaction.id) return MANY_ATTEMPTS;
     return reply
       .code(404)
       .type('application/problem+json')

@@ -67,6 +67,34 @@ export const DETAIL: TransactionDetail = {
   traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
 };
 
+/**
+ * A deposit whose completed event took 12 attempts: the 6 automatic ones and two manual series of 3
+ * (numbered on: docs/callbacks.md#getting-callbacks-again-redelivery-and-recovery).
+ */
+export const MANY_ATTEMPTS: TransactionDetail = {
+  transaction: { ...DEPOSIT, id: '7e2b9c1d-3f4a-4b5c-8d6e-0f1a2b3c4d5e', orderId: 'order-many-attempts' },
+  ledgerEntries: [],
+  events: [
+    {
+      id: 'evt_many',
+      type: 'deposit.completed',
+      createdAt: '2026-11-21T10:00:00.000Z',
+      delivery: {
+        status: 'succeeded',
+        attempts: Array.from({ length: 12 }, (_, i) => ({
+          attempt: i + 1,
+          at: new Date(Date.parse('2026-11-21T10:00:00.100Z') + i * 60_000).toISOString(),
+          statusCode: i === 11 ? 200 : 503,
+          error: null,
+          durationMs: 10 + i,
+          trigger: i < 6 ? ('automatic' as const) : ('manual' as const),
+        })),
+      },
+    },
+  ],
+  traceId: null,
+};
+
 /** Free text that a spreadsheet would run as a formula, and text that needs RFC 4180 quoting. */
 export const FORMULA = '=HYPERLINK("http://evil.test","click")';
 export const QUOTED = 'line one, "two"\r\nline three';
