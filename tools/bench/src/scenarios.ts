@@ -55,7 +55,7 @@ function createNote(rounds: number, seconds: number, results: LoadResult[], undr
 }
 
 /** CPU µs per request of each process that did any work, e.g. "postgres 452 · api-gateway 328". */
-function cpuText(cpuMs: Record<string, number>, requests: number): string {
+export function cpuText(cpuMs: Record<string, number>, requests: number): string {
   return Object.entries(cpuMs)
     .filter(([, ms]) => ms > 0)
     .sort((a, b) => b[1] - a[1])
