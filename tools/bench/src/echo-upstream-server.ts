@@ -24,6 +24,8 @@ const body = JSON.stringify(TX);
 
 const app = Fastify({ logger: false });
 app.post('/api/*', async (_req, reply) => reply.code(201).type('application/json').send(body));
+// The gateway resolves a token once (then caches it) through transactions-svc: any hash is a merchant here.
+app.post('/internal/auth/resolve', async (req) => ({ merchantId: '019ac0de-0000-7000-8000-000000000001', tokenHash: (req.body as { tokenHash: string }).tokenHash }));
 app.get('/*', async (_req, reply) => reply.code(200).send({ status: 'ok' }));
 
 process.on('disconnect', () => process.exit(0));
