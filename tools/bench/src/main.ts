@@ -4,7 +4,8 @@
  * Starts what it measures — the four built services (their own database and AMQP prefix per
  * stack), a callback receiver, a single-insert Fastify baseline, a load generator and a raw POST loop,
  * each in its own process — runs each figure of issue 7 beside its baseline with alternated A/B
- * rounds, and prints one table. A full run writes docs/benchmarks.svg. The machine is shared: read
+ * rounds, and prints one table. `--only cost` adds issue 20's baselines that do the same work (a
+ * one-process create, a bare forwarding proxy) and prints its targets with their ratios. A full run writes docs/benchmarks.svg. The machine is shared: read
  * the ratios, not the absolute numbers.
  */
 import { randomBytes } from 'node:crypto';

@@ -6,8 +6,9 @@
  * - the product's create statement itself (insertStatement of
  *   apps/transactions-svc/src/domain/transactions-repo.ts: transaction, event, delivery row, outbox
  *   row, ledger entries), batched by the same group commit (@dw/batching, same settings);
- * - the relay's pass (the same claim … FOR UPDATE SKIP LOCKED, confirmed publish of the same body,
- *   DELETE, in one transaction), woken in process after each commit as the product's doorbell;
+ * - the relay's own pass (relayBatch of apps/transactions-svc/src/outbox/relay-batch.ts: claim …
+ *   FOR UPDATE SKIP LOCKED, confirmed publish, DELETE, in one transaction), woken in process after
+ *   each commit as the product's doorbell, again while a pass was full;
  * - a consumer of the same quorum queue topology (callbackTopology) that signs the body with the
  *   Standard Webhooks HMAC (as apps/callback-svc/src/delivery/sign-callback.ts), POSTs it with
  *   undici, records the attempt and the delivery's status with callback-svc's batched statement
@@ -21,10 +22,11 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { groupCommit } from '@dw/batching';
-import { callbackBody, CreateDepositBody, type CallbackEvent, type Transaction } from '@dw/contracts';
-import { inTransaction, query } from '@dw/db';
-import { assertTopology, callbackTopology, MERCHANT_HEADER, messagingNames, publishConfirmed } from '@dw/messaging';
+import { CreateDepositBody, type Transaction } from '@dw/contracts';
+import { query } from '@dw/db';
+import { assertTopology, callbackTopology, MERCHANT_HEADER, messagingNames } from '@dw/messaging';
 import { insertStatement, type NewTransaction } from '../../../apps/transactions-svc/src/domain/transactions-repo';
+import { relayBatch } from '../../../apps/transactions-svc/src/outbox/relay-batch';
 import { recordOutcomes, type Outcome } from '../../../apps/callback-svc/src/delivery/record-attempt';
 import { webhookHeaders } from '../../../apps/callback-svc/src/delivery/sign-callback';
 
@@ -65,28 +67,7 @@ async function main() {
     try {
       do {
         rang = false;
-        const n = await inTransaction(pool, async (client) => {
-          const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: CallbackEvent; headers: Record<string, unknown> | null }>({
-            name: 'relay_claim_outbox',
-            text: 'SELECT id, event_id, routing_key, payload, headers FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
-            values: [100],
-          });
-          if (rows.length > 0) {
-            await Promise.all(
-              rows.map((row) =>
-                publishConfirmed(pub, names.eventsExchange, row.routing_key, Buffer.from(callbackBody(row.payload)), {
-                  contentType: 'application/json',
-                  messageId: row.event_id,
-                  headers: row.headers ?? {},
-                  persistent: true,
-                  mandatory: true,
-                }),
-              ),
-            );
-            await client.query({ name: 'relay_delete_sent_outbox', text: 'DELETE FROM outbox WHERE id = ANY($1::bigint[])', values: [rows.map((r) => r.id)] });
-          }
-          return rows.length;
-        });
+        const n = await relayBatch({ pool, table: 'outbox', channel: pub, exchange: names.eventsExchange, batchSize: 100, confirmTimeoutMs: 30_000, track: (work) => work });
         if (n === 100) rang = true;
       } while (rang);
     } catch (err) {
