@@ -70,6 +70,7 @@ async function main() {
       const stack = await startBenchStack('cost');
       try {
         ctx.rows.push(...(await costFigure(ctx, stack, id)));
+        ctx.rows.push(await latencyFigure(ctx, stack, 1000, 50));
       } finally {
         await stack.close({ verifyLedger: false });
       }
