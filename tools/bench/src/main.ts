@@ -1,10 +1,11 @@
 /**
- * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,money,isolation,memory,notify,profile]`
+ * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,money,isolation,memory,notify,profile,cost]`
  *
  * Starts what it measures — the four built services (their own database and AMQP prefix per
  * stack), a callback receiver, a single-insert Fastify baseline, a load generator and a raw POST loop,
  * each in its own process — runs each figure of issue 7 beside its baseline with alternated A/B
- * rounds, and prints one table. A full run writes docs/benchmarks.svg. The machine is shared: read
+ * rounds, and prints one table. `--only cost` adds issue 20's baselines that do the same work (a
+ * one-process create, a bare forwarding proxy) and prints its targets with their ratios. A full run writes docs/benchmarks.svg. The machine is shared: read
  * the ratios, not the absolute numbers.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,11 +16,12 @@ import { ROOT, type Stack } from '../../e2e/test/support/stack';
 import { ratioChart } from './chart';
 import { rssText, setReceiverBase, startBenchStack, type Ctx, type Options } from './context';
 import { killStarted, startBaseline, startReceiver } from './processes';
+import { costFigure, forwardFigure } from './cost';
 import { profileFigure } from './profile';
 import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, moneyFigure, notifyFigure, recoveryIsolationFigure } from './scenarios';
 import { markdownTable } from './stats';
 
-const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'money', 'isolation', 'memory', 'notify', 'profile'];
+const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'money', 'isolation', 'memory', 'notify', 'profile', 'cost'];
 const MAX_RUN_MS = 30 * 60_000;
 
 function parseArgs(argv: string[]): Options & { write: boolean } {
@@ -62,6 +64,17 @@ async function main() {
       if (has('flat')) ctx.rows.push(...(await flatFigure(ctx, main, opts.quick ? 20_000 : 1_000_000, opts.quick ? '20k history' : '1M history')));
       await main.close({ verifyLedger: false });
       main = undefined;
+    }
+    if (has('cost')) {
+      log('starting the stack for issue 20 (cost)');
+      const stack = await startBenchStack('cost');
+      try {
+        ctx.rows.push(...(await costFigure(ctx, stack, id)));
+        ctx.rows.push(await latencyFigure(ctx, stack, 1000, 50));
+      } finally {
+        await stack.close({ verifyLedger: false });
+      }
+      ctx.rows.push(await forwardFigure(ctx));
     }
     if (has('money')) ctx.rows.push(await moneyFigure(ctx));
     if (has('isolation')) {

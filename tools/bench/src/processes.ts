@@ -7,14 +7,22 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import amqp from 'amqplib';
+import { serviceNodeOptions } from '@dw/config';
+import { createTestDatabase } from '@dw/db/testing';
+import { callbackTopology } from '@dw/messaging';
+import { AMQP_URL } from '../../e2e/test/support/stack';
 import type { Arrival } from './receiver-process';
+
+/** Baselines run with the services' own heap bound (libs/config/src/node-options.json), for fairness. */
+const BASELINE_ENV = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${serviceNodeOptions.NODE_OPTIONS}`.trim() };
 
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 const started = new Set<ChildProcess>();
 
 /** Forks a .ts file of this folder (with the same tsx loader) and waits for its first message. */
-async function forkReady<T>(file: string, args: string[] = []): Promise<{ child: ChildProcess; first: T }> {
-  const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function forkReady<T>(file: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; first: T }> {
+  const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   started.add(child);
   child.once('exit', () => started.delete(child));
   const first = await new Promise<T>((resolve, reject) => {
@@ -23,6 +31,13 @@ async function forkReady<T>(file: string, args: string[] = []): Promise<{ child:
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`${file} exited with ${code}`))));
   });
   return { child, first };
+}
+
+/** Ends one forked process and waits for its exit. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 /** Ends every process the bench started (only those: by their own handles). */
@@ -84,9 +99,7 @@ export async function startReceiver(): Promise<Receiver> {
       });
     },
     async close() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
     },
   };
 }
@@ -112,14 +125,12 @@ export async function startBaseline(id: string): Promise<Baseline> {
     amount numeric NOT NULL, currency varchar(10) NOT NULL, order_id varchar(128) NOT NULL,
     created_at timestamptz(3) NOT NULL DEFAULT now())`);
   await db.end();
-  const { child, first } = await forkReady<{ url: string }>('baseline-insert-server.ts', [url]);
+  const { child, first } = await forkReady<{ url: string }>('baseline-insert-server.ts', [url], BASELINE_ENV);
   return {
     url: first.url,
     pid: child.pid!,
     async close() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
       const c = new pg.Client({ connectionString: PG_ADMIN });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
@@ -162,3 +173,54 @@ export function rssMb(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+export interface SameWork extends Baseline {
+  /** The serviceApiToken its one merchant answers to. */
+  token: string;
+}
+
+/**
+ * Issue 20's same-work baseline (same-work-server.ts) on its own migrated database (the product's
+ * migrations, via @dw/db/testing) and its own queues, delivering to `callbackUrl`.
+ */
+export async function startSameWork(id: string, callbackUrl: string): Promise<SameWork> {
+  const db = await createTestDatabase(`bench_samework_${id}`);
+  const prefix = `bench_samework_${id}.`;
+  const { child, first } = await forkReady<{ url: string; token: string }>('same-work-server.ts', [db.url, AMQP_URL, prefix, callbackUrl], BASELINE_ENV);
+  return {
+    url: first.url,
+    token: first.token,
+    pid: child.pid!,
+    async close() {
+      await stopChild(child);
+      const conn = await amqp.connect(AMQP_URL);
+      const ch = await conn.createChannel();
+      const topology = callbackTopology({ prefix, retryDelaysMs: [1000] });
+      for (const q of topology.queues) await ch.deleteQueue(q.name);
+      for (const e of topology.exchanges) await ch.deleteExchange(e.name);
+      await ch.close();
+      await conn.close();
+      await db.drop();
+    },
+  };
+}
+
+export interface Forked {
+  url: string;
+  pid: number;
+  close(): Promise<void>;
+}
+
+async function forkServer(file: string, args: string[]): Promise<Forked> {
+  const { child, first } = await forkReady<{ url: string }>(file, args, BASELINE_ENV);
+  return {
+    url: first.url,
+    pid: child.pid!,
+    close: () => stopChild(child),
+  };
+}
+
+/** Issue 20: an upstream answering 201 to every POST /api/* (echo-upstream-server.ts). */
+export const startEchoUpstream = () => forkServer('echo-upstream-server.ts', []);
+/** Issue 20: Fastify + @fastify/reply-from alone, forwarding /api/* to `upstream` (proxy-server.ts). */
+export const startBareProxy = (upstream: string) => forkServer('proxy-server.ts', [upstream]);

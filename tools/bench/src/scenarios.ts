@@ -55,7 +55,7 @@ function createNote(rounds: number, seconds: number, results: LoadResult[], undr
 }
 
 /** CPU µs per request of each process that did any work, e.g. "postgres 452 · api-gateway 328". */
-function cpuText(cpuMs: Record<string, number>, requests: number): string {
+export function cpuText(cpuMs: Record<string, number>, requests: number): string {
   return Object.entries(cpuMs)
     .filter(([, ms]) => ms > 0)
     .sort((a, b) => b[1] - a[1])
@@ -252,17 +252,20 @@ function maxPerService(a: Record<string, number>, b: Record<string, number>): Re
   return out;
 }
 
-/** Figure 4: create → first callback arrival at a steady, open-loop 200 creates/s. */
-export async function latencyFigure(ctx: Ctx, stack: Stack): Promise<Row> {
+/**
+ * Figure 4: create → first callback arrival at a steady, open-loop 200 creates/s (target p99 ≤ 100 ms);
+ * issue 20 asks the same at 1,000 creates/s (target p99 ≤ 50 ms, every create answered).
+ */
+export async function latencyFigure(ctx: Ctx, stack: Stack, rate = 200, targetMs = 100): Promise<Row> {
   const seconds = ctx.opts.quick ? 5 : 15;
-  const tag = 'latency';
+  const tag = rate === 200 ? 'latency' : `latency-${rate}`;
   const m = await merchantWithCallback(stack, `/ok/${tag}`);
   const client = gatewayClient(stack.gateway);
   const rss = stackRss(stack).start();
   try {
-    ctx.log(`latency: 200 creates/s for ${seconds} s`);
+    ctx.log(`latency: ${rate} creates/s for ${seconds} s`);
     const startedAt = Date.now();
-    const { created, failed } = await client.steady(m.apiToken, 200, seconds);
+    const { created, failed } = await client.steady(m.apiToken, rate, seconds);
     await ctx.receiver.waitForIds(tag, created.length, 60_000);
     const firsts = ctx.receiver.firstArrivals(tag);
     const delays = created.map((c) => firsts.get(c.id)! - c.at).filter((d) => Number.isFinite(d));
@@ -271,14 +274,14 @@ export async function latencyFigure(ctx: Ctx, stack: Stack): Promise<Row> {
     const lastAt = Math.max(...created.map((c) => c.at));
     const achieved = created.length / ((lastAt - startedAt) / 1000);
     return {
-      figure: 'Latency: 201 → first callback, 200 creates/s',
+      figure: `Latency: 201 → first callback, ${rate} creates/s`,
       ours: `p99 ${fmt(s.p99)} ms`,
-      baseline: 'target ≤ 100 ms',
-      ratio: fmt(ratio(100, s.p99)),
-      chartRatio: ratio(100, s.p99),
+      baseline: `target ≤ ${targetMs} ms`,
+      ratio: fmt(ratio(targetMs, s.p99)),
+      chartRatio: ratio(targetMs, s.p99),
       oursLatency: lat(s.p50, s.p99),
       rss: rss.stop(),
-      note: `offered 200/s, answered ${fmt(achieved)}/s; ${s.count}/${created.length} arrived, ${failed} failed; create request (incl. waiting for one of 50 connections) p50/p99 ${lat(createMs.p50, createMs.p99)} ms`,
+      note: `offered ${rate}/s, answered ${fmt(achieved)}/s; ${s.count}/${created.length} arrived, ${failed} failed; create request (incl. waiting for one of 50 connections) p50/p99 ${lat(createMs.p50, createMs.p99)} ms`,
     };
   } finally {
     await client.close();

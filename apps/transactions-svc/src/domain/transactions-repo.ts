@@ -78,7 +78,7 @@ function creatorFor(db: pg.Pool) {
  * A withdraw whose balance has no row yet is left out too: createTransaction makes the row, so that
  * there is one to lock, and tries again.
  */
-function insertStatement(items: NewTransaction[]): Sql {
+export function insertStatement(items: NewTransaction[]): Sql {
   const column = <K extends keyof NewTransaction>(k: K) => items.map((t) => t[k]);
   const insert = sql`
     INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata,

@@ -1,0 +1,150 @@
+/**
+ * Issue 20: cost per create against a baseline that does the same work (same-work-server.ts), in
+ * one run, alternated rounds: creates through the product's gateway vs the same-work process, both
+ * delivering every callback to the same receiver (each round waits for its callbacks, counted in its
+ * CPU). Prints the issue's targets as rows with their ratios.
+ */
+import type { Stack } from '../../e2e/test/support/stack';
+import { SERVICES, merchantWithCallback, startBenchStack, type Ctx, type Row } from './context';
+import { CpuSampler } from './cpu';
+import { closedLoop, startBareProxy, startEchoUpstream, startSameWork, type LoadResult } from './processes';
+import { cpuText } from './scenarios';
+import { alternate, fmt, median, ratio } from './stats';
+
+const sum = (c: Record<string, number>) => Object.values(c).reduce((x, y) => x + y, 0);
+const total = (rs: LoadResult[]) => rs.reduce((n, r) => n + r.ok, 0);
+
+export async function costFigure(ctx: Ctx, stack: Stack, id: string): Promise<Row[]> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const waitMs = quick ? 30_000 : 90_000;
+  const sameWork = await startSameWork(id, `${ctx.receiver.url}/ok/cost-same`);
+  try {
+    const m = await merchantWithCallback(stack, '/ok/cost-ours');
+    const expected = { ours: 0, same: 0, base: 0 };
+    const undrained = { ours: 0, same: 0 };
+    const ours = async (s: number) => {
+      const r = await closedLoop(stack.gateway, { connections: 50, seconds: s, token: m.apiToken });
+      expected.ours += r.ok;
+      if (!(await ctx.receiver.waitForIds('cost-ours', expected.ours, waitMs))) undrained.ours++;
+      return r;
+    };
+    const same = async (s: number) => {
+      const r = await closedLoop(sameWork.url, { connections: 50, seconds: s, token: sameWork.token });
+      expected.same += r.ok;
+      if (!(await ctx.receiver.waitForIds('cost-same', expected.same, waitMs))) undrained.same++;
+      return r;
+    };
+    const single = (s: number) => closedLoop(ctx.baseline.url, { connections: 50, seconds: s });
+    // Warm all three outside the measured rounds.
+    await ours(2);
+    await same(2);
+    await single(2);
+    const pids = () => ({
+      ...Object.fromEntries(SERVICES.map((s) => [s, stack.pid(s)])),
+      receiver: ctx.receiver.pid,
+      'same-work': sameWork.pid,
+      baseline: ctx.baseline.pid,
+    });
+    const cpu = { ours: {} as Record<string, number>, same: {} as Record<string, number>, single: {} as Record<string, number> };
+    const counted = async (into: Record<string, number>, run: () => Promise<LoadResult>) => {
+      const sampler = new CpuSampler(pids).begin();
+      const result = await run();
+      for (const [name, ms] of Object.entries(sampler.end())) into[name] = (into[name] ?? 0) + ms;
+      return result;
+    };
+    const a: LoadResult[] = [];
+    const b: LoadResult[] = [];
+    const c: LoadResult[] = [];
+    await alternate(
+      rounds,
+      async (round) => (ctx.log(`cost: round ${round + 1}/${rounds} product`), a.push(await counted(cpu.ours, () => ours(seconds))), a.at(-1)!),
+      async (round) => {
+        ctx.log(`cost: round ${round + 1}/${rounds} same-work, single-INSERT`);
+        b.push(await counted(cpu.same, () => same(seconds)));
+        c.push(await counted(cpu.single, () => single(seconds)));
+        return b.at(-1)!;
+      },
+    );
+    const oursRate = median(a.map((r) => r.perSecond));
+    const sameRate = median(b.map((r) => r.perSecond));
+    const singleRate = median(c.map((r) => r.perSecond));
+    const oursCpu = (sum(cpu.ours) * 1000) / total(a);
+    const sameCpu = (sum(cpu.same) * 1000) / total(b);
+    const singleCpu = (sum(cpu.single) * 1000) / total(c);
+    const errors = [...a, ...b].reduce((n, r) => n + r.other, 0);
+    const note = `${rounds}×${seconds}s rounds, median, callbacks delivered inside each round` + (errors ? `; ${errors} non-201` : '') +
+      (undrained.ours + undrained.same ? `; rounds not drained in time: product ${undrained.ours}, same-work ${undrained.same}` : '');
+    const target = (figure: string, value: number, limit: number, lower: boolean, oursText: string, baseText: string, extra: string): Row => ({
+      figure,
+      ours: oursText,
+      baseline: baseText,
+      ratio: `${fmt(value)} (target ${lower ? '≤' : '≥'} ${limit}: ${(lower ? value <= limit : value >= limit) ? 'met' : 'not met'})`,
+      chartRatio: lower ? ratio(limit, value) : ratio(value, limit),
+      note: extra,
+    });
+    return [
+      target('Issue 20: create throughput vs same-work', ratio(oursRate, sameRate), 0.7, false, `${fmt(oursRate)} req/s`, `${fmt(sameRate)} req/s (same-work)`, note),
+      target('Issue 20: CPU per create vs same-work', ratio(oursCpu, sameCpu), 1.5, true, `${Math.round(oursCpu)} µs`, `${Math.round(sameCpu)} µs (same-work)`,
+        `all processes, load generator excluded; product: ${cpuText(cpu.ours, total(a))}; same-work: ${cpuText(cpu.same, total(b))}`),
+      target('Issue 20: CPU per create vs single INSERT', ratio(oursCpu, singleCpu), 5, true, `${Math.round(oursCpu)} µs`, `${Math.round(singleCpu)} µs (single INSERT, ${fmt(singleRate)} req/s)`,
+        `single-INSERT: ${cpuText(cpu.single, total(c))}`),
+    ];
+  } finally {
+    await sameWork.close();
+  }
+}
+
+/**
+ * Issue 20: the gateway's CPU per forwarded create against a bare proxy's (Fastify + reply-from),
+ * alternated rounds. Both forward to the same echo upstream (echo-upstream-server.ts) that answers
+ * 201 at once: transactions-svc would refuse the bare proxy's requests (no internal proof), and an
+ * upstream that does nothing keeps both the throughput and the CPU figures about the forwarding layer.
+ */
+export async function forwardFigure(ctx: Ctx): Promise<Row> {
+  const { quick } = ctx.opts;
+  const rounds = quick ? 2 : 3;
+  const seconds = quick ? 3 : 8;
+  const echo = await startEchoUpstream();
+  const proxy = await startBareProxy(echo.url);
+  const stack = await startBenchStack('forward', { TRANSACTIONS_URL: echo.url });
+  try {
+    const m = stack.createMerchant('Forward');
+    const viaGateway = () => closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
+    const viaProxy = () => closedLoop(proxy.url, { connections: 50, seconds, token: m.apiToken });
+    await viaGateway();
+    await viaProxy();
+    const pids = () => ({ 'api-gateway': stack.pid('api-gateway'), proxy: proxy.pid, upstream: echo.pid });
+    const cpu = { gw: {} as Record<string, number>, px: {} as Record<string, number> };
+    const counted = async (into: Record<string, number>, run: () => Promise<LoadResult>) => {
+      const sampler = new CpuSampler(pids).begin();
+      const result = await run();
+      for (const [name, ms] of Object.entries(sampler.end())) if (name in pids()) into[name] = (into[name] ?? 0) + ms;
+      return result;
+    };
+    const { a, b } = await alternate(
+      rounds,
+      (round) => (ctx.log(`forward: round ${round + 1}/${rounds} gateway`), counted(cpu.gw, viaGateway)),
+      (round) => (ctx.log(`forward: round ${round + 1}/${rounds} bare proxy`), counted(cpu.px, viaProxy)),
+    );
+    const gwCpu = ((cpu.gw['api-gateway'] ?? 0) * 1000) / total(a);
+    const pxCpu = ((cpu.px.proxy ?? 0) * 1000) / total(b);
+    const r = ratio(gwCpu, pxCpu);
+    const errors = [...a, ...b].reduce((n, x) => n + x.other, 0);
+    return {
+      figure: 'Issue 20: gateway CPU per forwarded create vs bare proxy',
+      ours: `${Math.round(gwCpu)} µs`,
+      baseline: `${Math.round(pxCpu)} µs (Fastify + reply-from)`,
+      ratio: `${fmt(r)} (target ≤ 1.5: ${r <= 1.5 ? 'met' : 'not met'})`,
+      chartRatio: ratio(1.5, r),
+      oursLatency: `${fmt(median(a.map((x) => x.p50)))} / ${fmt(median(a.map((x) => x.p99)))}`,
+      baselineLatency: `${fmt(median(b.map((x) => x.p50)))} / ${fmt(median(b.map((x) => x.p99)))}`,
+      note: `${rounds}×${seconds}s rounds, both to the same echo upstream answering 201; req/s gateway ${fmt(median(a.map((x) => x.perSecond)))}, proxy ${fmt(median(b.map((x) => x.perSecond)))}; upstream CPU µs/req: via gateway ${Math.round(((cpu.gw.upstream ?? 0) * 1000) / total(a))}, via proxy ${Math.round(((cpu.px.upstream ?? 0) * 1000) / total(b))}` + (errors ? `; ${errors} non-2xx` : ''),
+    };
+  } finally {
+    await stack.close({ verifyLedger: false });
+    await proxy.close();
+    await echo.close();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Issue 20's "same work, one process" baseline (argv: database URL, AMQP URL, queue prefix, callback
+ * URL). One Fastify process doing what a create costs end to end, with the product's own choices:
+ * - POST /api/createDeposit validated by the contract's CreateDepositBody (libs/contracts), the
+ *   serviceApiToken looked up in an in-memory map (the gateway's cached lookup, without the hop);
+ * - the product's create statement itself (insertStatement of
+ *   apps/transactions-svc/src/domain/transactions-repo.ts: transaction, event, delivery row, outbox
+ *   row, ledger entries), batched by the same group commit (@dw/batching, same settings);
+ * - the relay's own pass (relayBatch of apps/transactions-svc/src/outbox/relay-batch.ts: claim …
+ *   FOR UPDATE SKIP LOCKED, confirmed publish, DELETE, in one transaction), woken in process after
+ *   each commit as the product's doorbell, again while a pass was full;
+ * - a consumer of the same quorum queue topology (callbackTopology) that signs the body with the
+ *   Standard Webhooks HMAC (as apps/callback-svc/src/delivery/sign-callback.ts), POSTs it with
+ *   undici, records the attempt and the delivery's status with callback-svc's batched statement
+ *   (recordOutcomes of apps/callback-svc/src/delivery/record-attempt.ts), then acks.
+ * What it leaves out is what the microservices add: the hops, the gateway's proof, the claim row.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import amqp, { type ConsumeMessage } from 'amqplib';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { groupCommit } from '@dw/batching';
+import { CreateDepositBody, type Transaction } from '@dw/contracts';
+import { query } from '@dw/db';
+import { assertTopology, callbackTopology, MERCHANT_HEADER, messagingNames } from '@dw/messaging';
+import { insertStatement, type NewTransaction } from '../../../apps/transactions-svc/src/domain/transactions-repo';
+import { relayBatch } from '../../../apps/transactions-svc/src/outbox/relay-batch';
+import { recordOutcomes, type Outcome } from '../../../apps/callback-svc/src/delivery/record-attempt';
+import { webhookHeaders } from '../../../apps/callback-svc/src/delivery/sign-callback';
+
+const [dbUrl, amqpUrl, prefix, callbackUrl] = process.argv.slice(2) as [string, string, string, string];
+
+interface Merchant {
+  id: string;
+  secret: string;
+  url: string;
+}
+
+async function main() {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
+  // One merchant, its token kept in memory as the gateway's cache would.
+  const token = `bench-${randomBytes(16).toString('hex')}`;
+  const merchant: Merchant = { id: randomUUID(), secret: `whsec_${randomBytes(24).toString('base64')}`, url: callbackUrl };
+  await pool.query(
+    `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, deposit_callback_url) VALUES ($1, 'same-work', $2, $3, $4)`,
+    [merchant.id, createHash('sha256').update(token).digest('hex'), merchant.secret, merchant.url],
+  );
+  const tokens = new Map([[token, merchant]]);
+  const merchants = new Map([[merchant.id, merchant]]);
+
+  const names = messagingNames(prefix);
+  const conn = await amqp.connect(amqpUrl);
+  const setup = await conn.createChannel();
+  await assertTopology(setup, callbackTopology({ prefix, retryDelaysMs: [1000] }));
+  await setup.close();
+  const pub = await conn.createConfirmChannel();
+  const sub = await conn.createChannel();
+
+  // The relay: one pass per wake-up, again while a pass was full (as outbox-relay.ts).
+  let relaying = false;
+  let rang = false;
+  const relay = async () => {
+    if (relaying) return void (rang = true);
+    relaying = true;
+    try {
+      do {
+        rang = false;
+        const n = await relayBatch({ pool, table: 'outbox', channel: pub, exchange: names.eventsExchange, batchSize: 100, confirmTimeoutMs: 30_000, track: (work) => work });
+        if (n === 100) rang = true;
+      } while (rang);
+    } catch (err) {
+      console.error('same-work relay:', err);
+    } finally {
+      relaying = false;
+    }
+  };
+
+  const batch = groupCommit(async (items: NewTransaction[]) => {
+    const rows = await query<{ tx: Transaction; merchant_id: string }>(pool, insertStatement(items), 'create_transactions');
+    if (rows.length > 0) void relay();
+    const byOrder = new Map(rows.map((r) => [r.tx.orderId, r.tx]));
+    return items.map((t) => byOrder.get(t.orderId) ?? null);
+  }, { maxBatch: 100, concurrency: 4 });
+
+  // The consumer: sign, POST, record (group commit as callback-svc), ack.
+  const http = new HttpPool(new URL(callbackUrl).origin, { connections: 64 });
+  const callbackPath = new URL(callbackUrl).pathname;
+  const record = groupCommit((outcomes: Outcome[]) => recordOutcomes(pool, outcomes), { maxBatch: 100, concurrency: 2 });
+  await sub.prefetch(100);
+  await sub.consume(names.deliverQueue, (msg: ConsumeMessage | null) => {
+    if (!msg) return;
+    void (async () => {
+      const eventId = String(msg.properties.messageId);
+      const m = merchants.get(String(msg.properties.headers?.[MERCHANT_HEADER]));
+      if (!m) return sub.ack(msg);
+      const at = new Date();
+      const started = performance.now();
+      let statusCode: number | null = null;
+      let error: string | null = null;
+      try {
+        const res = await http.request({
+          path: callbackPath,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...webhookHeaders([m.secret], eventId, msg.content, at) },
+          body: msg.content,
+        });
+        statusCode = res.statusCode;
+        await res.body.dump();
+      } catch (err) {
+        error = (err as Error).message;
+      }
+      const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+      await record({
+        eventId,
+        attempt: 1,
+        status: ok ? 'succeeded' : 'retrying',
+        result: { outcome: ok ? 'succeeded' : error ? 'network_error' : 'http_status', at, url: m.url, statusCode, error, durationMs: Math.round(performance.now() - started) },
+        trigger: 'automatic',
+      });
+      sub.ack(msg);
+    })().catch((err) => console.error('same-work consumer:', err));
+  });
+
+  const app = Fastify({ logger: false });
+  app.post('/api/createDeposit', { schema: { body: CreateDepositBody } }, async (req, reply) => {
+    const m = tokens.get(String(req.headers.serviceapitoken ?? ''));
+    if (!m) return reply.code(401).type('application/problem+json').send({ type: 'about:blank', title: 'Unauthorized', status: 401 });
+    const body = req.body as CreateDepositBody;
+    const tx = await batch({
+      merchantId: m.id,
+      type: 'deposit',
+      amount: body.amount,
+      currency: body.currency,
+      orderId: body.orderId,
+      description: body.description ?? null,
+      metadata: body.metadata ?? {},
+      destination: null,
+      traceparent: null,
+    });
+    if (tx instanceof Error) throw tx;
+    if (!tx) return reply.code(409).type('application/problem+json').send({ type: 'about:blank', title: 'Conflict', status: 409 });
+    return reply.code(201).send(tx);
+  });
+
+  process.on('disconnect', () => process.exit(0));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  process.send!({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, token });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
