@@ -19,24 +19,51 @@ interface Requestable {
   request(opts: object, callback?: Callback): unknown;
 }
 
+/** An answer that came after the caller was already told the deadline passed: its body is let go. */
+function discard(data: unknown): void {
+  (data as { body?: { destroy?: () => void } } | undefined)?.body?.destroy?.();
+}
+
 /**
  * Wraps `pool.request` (undici's Pool or Client: promise and callback forms) so that each request
- * carries an abort signal that fires `deadlineMs` after the call unless its headers came first.
- * A signal the caller passed still works beside it.
+ * fails `deadlineMs` after the call unless its headers came first. At the deadline the caller is
+ * answered at once and the request's signal aborts: undici acts on an abort only when the request
+ * reaches a connection, so a request queued behind connections held by slow bodies (which the
+ * deadline does not cut) would otherwise wait for one of them to end. An answer that still comes
+ * after the deadline is discarded. A signal the caller passed still works beside it.
  */
 export function withHeadersDeadline<P extends Requestable>(pool: P, deadlineMs: number): P {
   const request = pool.request.bind(pool) as (opts: object, callback?: Callback) => unknown;
   const deadlined = (opts: object & { signal?: AbortSignal }, callback?: Callback): unknown => {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new UpstreamDeadlineError(deadlineMs)), deadlineMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, controller.signal]) : controller.signal;
+    let settled = false;
+    let onDeadline: (err: Error) => void = () => undefined;
+    const timer = setTimeout(() => {
+      const err = new UpstreamDeadlineError(deadlineMs);
+      controller.abort(err);
+      if (!settled) {
+        settled = true;
+        onDeadline(err);
+      }
+    }, deadlineMs);
+    const settle = (answer: () => void, data?: unknown): void => {
+      clearTimeout(timer);
+      if (settled) return discard(data);
+      settled = true;
+      answer();
+    };
     if (typeof callback === 'function') {
-      return request({ ...opts, signal }, (err, data) => {
-        clearTimeout(timer);
-        callback(err, data);
-      });
+      onDeadline = (err) => callback(err);
+      return request({ ...opts, signal }, (err, data) => settle(() => callback(err, data), data));
     }
-    return (request({ ...opts, signal }) as Promise<unknown>).finally(() => clearTimeout(timer));
+    return new Promise((resolve, reject) => {
+      onDeadline = reject;
+      (request({ ...opts, signal }) as Promise<unknown>).then(
+        (data) => settle(() => resolve(data), data),
+        (err: unknown) => settle(() => reject(err)),
+      );
+    });
   };
   pool.request = deadlined as P['request'];
   return pool;
