@@ -212,7 +212,7 @@ export async function changeStatus(
     UPDATE transactions SET status = ${to}::transaction_status, last_sequence = last_sequence + 1, updated_at = now()
     WHERE id = ${id}::uuid AND status = ANY(${from}::transaction_status[])
     RETURNING *`;
-  const [row] = await writeWithEvents(db, withEventsFor(update, reason, traceparent));
+  const [row] = await retryDeadlock(() => writeWithEvents(db, withEventsFor(update, reason, traceparent)));
   if (row) return { kind: 'changed', transaction: row.tx };
   const [current] = await query<{ status: TransactionStatusName }>(db, sql`SELECT status::text AS status FROM transactions WHERE id = ${id}::uuid`);
   return current ? { kind: 'refused', current: current.status } : { kind: 'not_found' };
@@ -234,6 +234,6 @@ export async function settleDue(db: pg.Pool, settleMs: number, batch = 100): Pro
     RETURNING t.*`;
   // Each settled event continues the trace of the request that created its transaction (stored on
   // the row), so an SRE sees create, settlement and both callbacks in one trace in Jaeger.
-  const rows = await writeWithEvents(db, withEventsFor(update, 'sandbox settlement', ROW_TRACEPARENT));
+  const rows = await retryDeadlock(() => writeWithEvents(db, withEventsFor(update, 'sandbox settlement', ROW_TRACEPARENT)));
   return rows.length;
 }
