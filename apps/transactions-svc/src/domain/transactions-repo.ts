@@ -15,11 +15,12 @@ import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
 /**
- * Runs a withEventsFor statement (prepared when `name` is given); when it wrote events (and so
+ * Runs a withEventsFor statement (prepared when `name` is given), again when PostgreSQL ends it as
+ * a deadlock's victim (retry-deadlock.ts: it changed nothing); when it wrote events (and so
  * outbox rows), wakes the relay.
  */
 async function writeWithEvents(db: pg.Pool, statement: Sql, name?: string): Promise<{ tx: Transaction; merchant_id: string }[]> {
-  const rows = await query<{ tx: Transaction; merchant_id: string }>(db, statement, name);
+  const rows = await retryDeadlock(() => query<{ tx: Transaction; merchant_id: string }>(db, statement, name));
   if (rows.length > 0) ringOutboxDoorbell();
   countEntries(rows.map((r) => r.tx));
   return rows;
@@ -123,7 +124,7 @@ const refusedRow = (error: Error) => /^2[23]/.test(String((error as { code?: unk
 async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Transaction | null | Error)[]> {
   let rows: { tx: Transaction; merchant_id: string }[];
   try {
-    rows = await retryDeadlock(() => writeWithEvents(pool, insertStatement(items), 'create_transactions'));
+    rows = await writeWithEvents(pool, insertStatement(items), 'create_transactions');
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     if (items.length === 1 || !refusedRow(error)) return items.map(() => error);
@@ -212,7 +213,7 @@ export async function changeStatus(
     UPDATE transactions SET status = ${to}::transaction_status, last_sequence = last_sequence + 1, updated_at = now()
     WHERE id = ${id}::uuid AND status = ANY(${from}::transaction_status[])
     RETURNING *`;
-  const [row] = await retryDeadlock(() => writeWithEvents(db, withEventsFor(update, reason, traceparent)));
+  const [row] = await writeWithEvents(db, withEventsFor(update, reason, traceparent));
   if (row) return { kind: 'changed', transaction: row.tx };
   const [current] = await query<{ status: TransactionStatusName }>(db, sql`SELECT status::text AS status FROM transactions WHERE id = ${id}::uuid`);
   return current ? { kind: 'refused', current: current.status } : { kind: 'not_found' };
@@ -234,6 +235,6 @@ export async function settleDue(db: pg.Pool, settleMs: number, batch = 100): Pro
     RETURNING t.*`;
   // Each settled event continues the trace of the request that created its transaction (stored on
   // the row), so an SRE sees create, settlement and both callbacks in one trace in Jaeger.
-  const rows = await retryDeadlock(() => writeWithEvents(db, withEventsFor(update, 'sandbox settlement', ROW_TRACEPARENT)));
+  const rows = await writeWithEvents(db, withEventsFor(update, 'sandbox settlement', ROW_TRACEPARENT));
   return rows.length;
 }
