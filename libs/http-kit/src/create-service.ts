@@ -3,7 +3,7 @@
  * problem+json errors, HTTP metrics and health routes. Each app's app.ts adds its own routes.
  */
 import { HEADER_REQUEST_ID } from '@dw/contracts';
-import { httpRequestDuration, nameServerSpanByRoute } from '@dw/telemetry';
+import { httpRequestDuration, nameServerSpanByRoute, traceRequests } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
 import { refuseNonCanonicalPaths } from './canonical-path';
@@ -99,6 +99,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors: answerFrameworkError,
   });
+  // First: every hook after it runs inside the request's trace context (when the server sets it up itself).
+  traceRequests(app);
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
   registerProblemHandling(app, opts.mapError);

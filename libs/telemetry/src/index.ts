@@ -1,4 +1,5 @@
 export { startTelemetry, shutdownTelemetry } from './start-telemetry';
+export { traceRequests } from './request-context';
 export { createLogger } from './logger';
 export { metricsRegistry, httpRequestDuration, renderMetrics } from './metrics';
 export { currentTraceparent, currentTraceId, injectTraceHeaders, contextFromHeaders, nameServerSpanByRoute, outsideTraces } from './trace-context';

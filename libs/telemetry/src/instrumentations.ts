@@ -10,10 +10,12 @@ import { envList } from './env-list';
 // Probes and scrapes hit these every few seconds; a trace per probe would bury the real ones.
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
-function isProbe(req: IncomingMessage): boolean {
-  const path = (req.url ?? '').split('?')[0] ?? '';
-  return UNTRACED_PATHS.has(path);
+/** True for the probe and scrape paths, whose requests get no trace (nor a trace id in their log line). */
+export function isProbePath(url: string): boolean {
+  return UNTRACED_PATHS.has(url.split('?')[0] ?? '');
 }
+
+const isProbe = (req: IncomingMessage) => isProbePath(req.url ?? '');
 
 // What an HTTP + AMQP + PostgreSQL service needs, each package required on its own rather than
 // through @opentelemetry/auto-instrumentations-node, whose ~40 instrumentations (fs, dns, net,
@@ -62,5 +64,10 @@ export function instrumentationNames(
 
 /** The instrumentations `instrumentationNames` chooses, created (and so enabled: they patch modules required from now on). */
 export function serviceInstrumentations(without: readonly InstrumentationName[] = []): Instrumentation[] {
-  return instrumentationNames(without).map((name) => CREATE[name]());
+  return createInstrumentations(instrumentationNames(without));
+}
+
+/** These instrumentations, created (and so enabled: they patch modules required from now on). */
+export function createInstrumentations(names: readonly InstrumentationName[]): Instrumentation[] {
+  return names.map((name) => CREATE[name]());
 }

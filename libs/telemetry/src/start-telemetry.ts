@@ -3,7 +3,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { diagLogLevelFromString, getBooleanFromEnv, getStringFromEnv } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { AlwaysOffSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
-import { serviceInstrumentations, type InstrumentationName } from './instrumentations';
+import { createInstrumentations, instrumentationNames, type InstrumentationName } from './instrumentations';
 import { defaultPropagator, propagatorFromEnv } from './propagators';
 import { samplerFromEnv, spanLimitsFromEnv } from './sdk-env';
 import { serviceResource } from './resource';
@@ -12,7 +12,12 @@ import { traceSpanProcessors, tracesAreExported } from './trace-export';
 // The preload script and the app are bundled separately, so each bundle has its own copy of this
 // module; the handle lives on the process so that either copy can see it and stop it.
 const STATE_KEY = Symbol.for('dw.telemetry.state');
-type State = { shutdown: () => Promise<void>; stopped?: Promise<void> };
+type State = {
+  shutdown: () => Promise<void>;
+  stopped?: Promise<void>;
+  /** Spans are not recorded and http is not instrumented: servers set up each request's context (request-context.ts). */
+  serversOwnRequestContext?: boolean;
+};
 const holder = globalThis as { [STATE_KEY]?: State };
 
 /**
@@ -42,15 +47,31 @@ export function startTelemetry(serviceName: string, opts: { without?: readonly I
   const logLevel = getStringFromEnv('OTEL_LOG_LEVEL');
   if (logLevel != null) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
 
-  registerInstrumentations({ instrumentations: serviceInstrumentations(opts.without) });
+  const sampling = unexportedSampler();
+  // With every span sampled out, the http instrumentation's work per request (attributes, wrapped
+  // emitters, a span) is all for nothing but the request's trace context, which a server built on
+  // createService sets up for a fraction of it (request-context.ts); so it is left out, unless
+  // the operator lists it in OTEL_NODE_ENABLED_INSTRUMENTATIONS.
+  const recorded = !(sampling.sampler instanceof AlwaysOffSampler);
+  const names = instrumentationNames(recorded ? opts.without : [...(opts.without ?? []), 'http']);
+  registerInstrumentations({ instrumentations: createInstrumentations(names) });
   const provider = new TracerProvider({
     resource: serviceResource(serviceName),
     spanProcessors: traceSpanProcessors(),
     spanLimits: spanLimitsFromEnv(),
-    ...unexportedSampler(),
+    ...sampling,
   });
   registerGlobals(provider);
-  holder[STATE_KEY] = { shutdown: () => provider.shutdown() };
+  holder[STATE_KEY] = { shutdown: () => provider.shutdown(), serversOwnRequestContext: !recorded && !names.includes('http') };
+}
+
+/**
+ * True when this process's HTTP servers must give each request its trace context themselves
+ * (`traceRequests` of request-context.ts): telemetry is started, spans are not recorded and the
+ * http instrumentation is not loaded.
+ */
+export function serversOwnRequestContext(): boolean {
+  return holder[STATE_KEY]?.serversOwnRequestContext === true;
 }
 
 /**

@@ -19,7 +19,7 @@ afterAll(() => {
 });
 
 const summaryOf = (run: ChildRun) =>
-  run.lines.find((l) => l.summary) as { port: number; clientTraceId?: string; connections: number[] };
+  run.lines.find((l) => l.summary) as { port: number; clientTraceId?: string; connections: number[]; httpPatched: boolean };
 const logLine = (run: ChildRun, msg: string, path?: string) =>
   run.lines.find((l) => l.msg === msg && (path === undefined || l.path === path));
 
@@ -64,10 +64,28 @@ describe('preloaded with --require and no OTLP endpoint', () => {
     const handled = logLine(run, 'handled', '/work')!;
     expect(handled.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
     expect(handled.trace_id).toBe(clientTraceId);
+    // The server's own span id, not the caller's: a step of its own in the trace.
+    expect(handled.span_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(handled.incomingTraceparent).not.toContain(`-${handled.span_id}-`);
+  });
+
+  it('keeps the request\'s trace context past its body and into the hooks after the response (its log line)', () => {
+    const { clientTraceId } = summaryOf(run);
+    const handled = logLine(run, 'handled', '/body')!;
+    expect(handled.incomingTraceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-00$`));
+    expect(handled.trace_id).toBe(clientTraceId);
+    expect(logLine(run, 'responded', '/body')).toMatchObject({ trace_id: clientTraceId, span_id: handled.span_id });
+    expect(logLine(run, 'responded', '/work')).toMatchObject({ trace_id: clientTraceId });
+  });
+
+  it('leaves the http instrumentation out: nothing records, so the server sets up each request\'s context itself', () => {
+    // Node's http module, had the instrumentation patched it, would carry its symbol.
+    expect(summaryOf(run).httpPatched).toBe(false);
   });
 
   it('does not trace health probes', () => {
     expect(logLine(run, 'handled', '/healthz')).not.toHaveProperty('trace_id');
+    expect(logLine(run, 'responded', '/healthz')).not.toHaveProperty('trace_id');
   });
 
   it('opens no connection other than to the app itself (no collector, no metrics push)', () => {
@@ -103,6 +121,9 @@ describe('preloaded with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(sent).not.toContain('/healthz');
     // Exported, so recorded: the sampled flag says so downstream.
     expect(logLine(run, 'handled', '/work')!.incomingTraceparent).toMatch(new RegExp(`^00-${summaryOf(run).clientTraceId}-[0-9a-f]{16}-01$`));
+    // Recorded, so the http instrumentation makes the server spans (and the context past the body).
+    expect(summaryOf(run).httpPatched).toBe(true);
+    expect(logLine(run, 'handled', '/body')).toMatchObject({ trace_id: summaryOf(run).clientTraceId });
   });
 
   it('samples as OTEL_TRACES_SAMPLER says: always_off exports nothing, yet ids still reach headers and logs', async () => {
