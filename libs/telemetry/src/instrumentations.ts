@@ -3,7 +3,6 @@ import { diag } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { envList } from './env-list';
 
@@ -23,14 +22,15 @@ const isProbe = (req: IncomingMessage) => isProbePath(req.url ?? '');
 // Not amqplib: the relay's publish and callback-svc's delivery record their own spans, continued
 // from the outbox row's and the message's traceparent; the library's spans beside them repeated
 // them (two producer spans per message), at about a tenth of each process's CPU per message
-// (profiles of a create load and of a drain, docs/decisions.md).
+// (profiles of a create load and of a drain, docs/decisions.md). Not pino: the logger's own mixin
+// writes trace_id and span_id (logger.ts); the instrumentation repeated it (adding only
+// trace_flags) and patched every child logger, one per request (no difference in CPU per create
+// was measurable, 374 against 379 µs in the gateway: it goes as a duplicate, not for speed).
 const CREATE = {
   http: () => new HttpInstrumentation({ ignoreIncomingRequestHook: isProbe }),
   undici: () => new UndiciInstrumentation(),
   // Without a parent span a query is a poll (outbox relay, readiness): keep it out of Jaeger.
   pg: () => new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-  // Our own pino mixin adds trace_id/span_id; logs go to stdout as JSON, not over OTLP.
-  pino: () => new PinoInstrumentation({ disableLogSending: true }),
 } satisfies Record<string, () => Instrumentation>;
 
 export type InstrumentationName = keyof typeof CREATE;
@@ -43,12 +43,12 @@ function namesIn(value: string | undefined): string[] | undefined {
 }
 
 /**
- * Which of http, undici, pg and pino to instrument: all four less those a service records itself
+ * Which of http, undici and pg to instrument: all three less those a service records itself
  * (`without`; callback-svc records each callback's HTTP attempt on its own delivery span), unless
  * the operator chooses with the variables auto-instrumentations-node defined:
  * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` replaces that default list (`without` included) and
  * `OTEL_NODE_DISABLED_INSTRUMENTATIONS` removes names from the result. Both take the short names
- * (`http,pg`). Names other than these four cannot be enabled here (their packages are not
+ * (`http,pg`). Names other than these three cannot be enabled here (their packages are not
  * loaded): they are ignored, with a warning through OTEL_LOG_LEVEL's logger.
  */
 export function instrumentationNames(

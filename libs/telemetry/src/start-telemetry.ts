@@ -21,7 +21,7 @@ type State = {
 const holder = globalThis as { [STATE_KEY]?: State };
 
 /**
- * Starts OpenTelemetry for this process: instrumentation of http, undici, pg and pino (RabbitMQ
+ * Starts OpenTelemetry for this process: instrumentation of http, undici and pg (RabbitMQ
  * publishes and deliveries record their own spans), W3C trace-context + baggage propagation (unless
  * OTEL_PROPAGATORS says otherwise) with the AsyncLocalStorage context manager, and OTLP/HTTP export
  * only when an OTLP endpoint is configured (and spans recorded only then, unless
@@ -36,7 +36,7 @@ const holder = globalThis as { [STATE_KEY]?: State };
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_NODE_RESOURCE_DETECTORS, OTEL_PROPAGATORS (tracecontext, baggage,
  * none), OTEL_TRACES_SAMPLER(_ARG), the span limits and OTEL_BSP_* (sdk-env.ts: trace SDK 3
  * reads no environment), OTEL_EXPORTER_OTLP_*, OTEL_TRACES_EXPORTER=none and
- * OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS (among the four).
+ * OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS (among the three).
  */
 export function startTelemetry(serviceName: string, opts: { without?: readonly InstrumentationName[] } = {}): void {
   if (holder[STATE_KEY]) return;

@@ -15,8 +15,8 @@ function namesWith(env: Record<string, string>): string[] {
 }
 
 describe('which libraries are auto-instrumented', () => {
-  it('is http, undici, pg and pino only: no fs, dns, net, framework noise, nor amqplib (the services record their own publish and delivery spans)', () => {
-    expect(namesWith({})).toEqual(['http', 'pg', 'pino', 'undici']);
+  it('is http, undici and pg only: no fs, dns, net, framework noise, nor amqplib (the services record their own publish and delivery spans), nor pino (the logger writes trace_id and span_id itself)', () => {
+    expect(namesWith({})).toEqual(['http', 'pg', 'undici']);
   });
 
   it('leaves the environment as it found it', () => {
@@ -25,18 +25,18 @@ describe('which libraries are auto-instrumented', () => {
   });
 
   it('still lets the operator choose with OTEL_NODE_DISABLED_INSTRUMENTATIONS / _ENABLED_', () => {
-    expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pino' })).toEqual(['http', 'pg', 'undici']);
+    expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http', 'undici']);
     expect(namesWith({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg' })).toEqual(['http', 'pg']);
   });
 
-  it('ignores names other than the four (their packages are not loaded)', () => {
+  it('ignores names other than the three (their packages are not loaded)', () => {
     expect(namesWith({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http, dns' })).toEqual(['http']);
-    expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'fs,amqplib' })).toEqual(['http', 'pg', 'pino', 'undici']);
+    expect(namesWith({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'fs,amqplib,pino' })).toEqual(['http', 'pg', 'undici']);
   });
 
   it('leaves out what the service records itself, unless the operator lists it', () => {
-    expect(instrumentationNames(['undici'], {})).toEqual(['http', 'pg', 'pino']);
-    expect(instrumentationNames(['undici'], { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http', 'pino']);
+    expect(instrumentationNames(['undici'], {})).toEqual(['http', 'pg']);
+    expect(instrumentationNames(['undici'], { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http']);
     expect(instrumentationNames(['undici'], { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,undici' })).toEqual(['http', 'undici']);
     expect(instrumentationNames([], { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http']);
   });
