@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig } from '@dw/config';
-import { messagingNames, type AmqpConnection } from '@dw/messaging';
+import { callbackTopology, deleteTopology, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { connect } from 'amqplib';
 import type { FastifyInstance } from 'fastify';
@@ -51,13 +51,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stop(healthy);
-  const names = messagingNames(prefix);
   const connection = await connect(AMQP_URL);
-  const channel = await connection.createChannel();
-  for (const delay of config.retryDelaysMs) await channel.deleteQueue(names.retryQueue(delay));
-  await channel.deleteQueue(names.deliverQueue);
-  await channel.deleteExchange(names.eventsExchange);
-  await channel.deleteExchange(names.deadLetterExchange);
+  await deleteTopology(await connection.createChannel(), callbackTopology({ prefix, retryDelaysMs: config.retryDelaysMs }));
   await connection.close();
 });
 

@@ -240,6 +240,16 @@ export async function assertTopology(channel: Channel, topology: Topology): Prom
   for (const b of topology.unbindings ?? []) await channel.unbindQueue(b.queue, b.exchange, b.routingKey);
 }
 
+/**
+ * Deletes every queue and exchange of `topology`, the inverse of assertTopology: for tests and
+ * benchmarks that declared their own under a private prefix. Deleting a name that does not exist
+ * is a no-op for RabbitMQ. Messages in the queues are lost with them: never point it at a prefix in use.
+ */
+export async function deleteTopology(channel: Channel, topology: Topology): Promise<void> {
+  for (const q of topology.queues) await channel.deleteQueue(q.name);
+  for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+}
+
 /** Both topologies in one, for a process that needs several (assertion order is kept). */
 export function mergeTopologies(...parts: Topology[]): Topology {
   return {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import type { MessagingLogger, Topology } from '../src';
+import { deleteTopology, type MessagingLogger, type Topology } from '../src';
 
 export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
@@ -23,11 +23,10 @@ export async function openAdmin(): Promise<{ connection: ChannelModel; channel: 
 }
 
 /** Deletes what a test declared (deleting is idempotent: missing names are fine). */
-export async function deleteAll(topology: Topology, extraQueues: string[] = []): Promise<void> {
+export async function deleteAll(topology: Topology): Promise<void> {
   const { connection, channel } = await openAdmin();
   try {
-    for (const q of [...topology.queues.map((x) => x.name), ...extraQueues]) await channel.deleteQueue(q);
-    for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+    await deleteTopology(channel, topology);
   } finally {
     await connection.close();
   }

@@ -10,7 +10,7 @@ import pg from 'pg';
 import amqp from 'amqplib';
 import { serviceNodeOptions } from '@dw/config';
 import { createTestDatabase } from '@dw/db/testing';
-import { callbackTopology } from '@dw/messaging';
+import { callbackTopology, deleteTopology } from '@dw/messaging';
 import { AMQP_URL } from '../../e2e/test/support/stack';
 import type { Arrival } from './receiver-process';
 
@@ -195,9 +195,7 @@ export async function startSameWork(id: string, callbackUrl: string): Promise<Sa
       await stopChild(child);
       const conn = await amqp.connect(AMQP_URL);
       const ch = await conn.createChannel();
-      const topology = callbackTopology({ prefix, retryDelaysMs: [1000] });
-      for (const q of topology.queues) await ch.deleteQueue(q.name);
-      for (const e of topology.exchanges) await ch.deleteExchange(e.name);
+      await deleteTopology(ch, callbackTopology({ prefix, retryDelaysMs: [1000] }));
       await ch.close();
       await conn.close();
       await db.drop();

@@ -11,8 +11,10 @@
  *   each commit as the product's doorbell, again while a pass was full;
  * - a consumer of the same quorum queue topology (callbackTopology) that signs the body with the
  *   Standard Webhooks HMAC (as apps/callback-svc/src/delivery/sign-callback.ts), POSTs it with
- *   undici, records the attempt and the delivery's status with callback-svc's batched statement
- *   (recordOutcomes of apps/callback-svc/src/delivery/record-attempt.ts), then acks.
+ *   undici, judges the reply as callback-svc does (replyOutcome of
+ *   apps/callback-svc/src/delivery/attempt-result.ts: only a 200 succeeds), records the attempt and
+ *   the delivery's status with callback-svc's batched statement (recordOutcomes of
+ *   apps/callback-svc/src/delivery/record-attempt.ts), then acks.
  * What it leaves out is what the microservices add: the hops, the gateway's proof, the claim row.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -27,6 +29,7 @@ import { query } from '@dw/db';
 import { assertTopology, callbackTopology, MERCHANT_HEADER, messagingNames } from '@dw/messaging';
 import { insertStatement, type NewTransaction } from '../../../apps/transactions-svc/src/domain/transactions-repo';
 import { relayBatch } from '../../../apps/transactions-svc/src/outbox/relay-batch';
+import { replyOutcome } from '../../../apps/callback-svc/src/delivery/attempt-result';
 import { recordOutcomes, type Outcome } from '../../../apps/callback-svc/src/delivery/record-attempt';
 import { webhookHeaders } from '../../../apps/callback-svc/src/delivery/sign-callback';
 
@@ -111,12 +114,13 @@ async function main() {
       } catch (err) {
         error = (err as Error).message;
       }
-      const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+      // As callback-svc judges an attempt: a failed exchange is a network error, else only 200 succeeds.
+      const outcome = error ? 'network_error' : replyOutcome(statusCode);
       await record({
         eventId,
         attempt: 1,
-        status: ok ? 'succeeded' : 'retrying',
-        result: { outcome: ok ? 'succeeded' : error ? 'network_error' : 'http_status', at, url: m.url, statusCode, error, durationMs: Math.round(performance.now() - started) },
+        status: outcome === 'succeeded' ? 'succeeded' : 'retrying',
+        result: { outcome, at, url: m.url, statusCode, error, durationMs: Math.round(performance.now() - started) },
         trigger: 'automatic',
       });
       sub.ack(msg);

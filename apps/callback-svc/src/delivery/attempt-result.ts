@@ -24,3 +24,11 @@ export interface AttemptResult {
   /** Why the attempt failed when there is more to say than the status; never empty when set. */
   error: string | null;
 }
+
+/**
+ * How a complete reply is judged by its status: 200 is the only success (docs/callbacks.md, rule 2);
+ * any other status, another 2xx or a 3xx included, is an `http_status` failure.
+ */
+export function replyOutcome(statusCode: number | null): 'succeeded' | 'http_status' {
+  return statusCode === 200 ? 'succeeded' : 'http_status';
+}

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { failSpan, injectTraceHeaders, SpanKind, withSpan } from '@dw/telemetry';
 import { assertPublicHost, ERR_PRIVATE_ADDRESS, guardedLookup } from '@dw/url-guard';
 import { Agent, type Dispatcher } from 'undici';
-import type { AttemptOutcome, AttemptResult } from './attempt-result';
+import { replyOutcome, type AttemptOutcome, type AttemptResult } from './attempt-result';
 import { webhookHeaders } from './sign-callback';
 
 export const USER_AGENT = 'dw-callback-svc/1.0 (Standard Webhooks)';
@@ -209,7 +209,7 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
     }
     // A reply too large to read is judged by its status all the same.
     if (err && !exchange.truncated) return failure(err, finish);
-    return exchange.statusCode === 200 ? finish('succeeded', null) : finish('http_status', null);
+    return finish(replyOutcome(exchange.statusCode), null);
   }
 
   return {

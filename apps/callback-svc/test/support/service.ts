@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
 import { createPool } from '@dw/db';
-import { callbackTopology, MANUAL_ROUTING_PREFIX, messagingNames, type AmqpConnection } from '@dw/messaging';
+import { callbackTopology, deleteTopology, MANUAL_ROUTING_PREFIX, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { connect, type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { Pool } from 'pg';
@@ -133,10 +133,7 @@ export class TestPublisher {
 
   /** Closes the publisher and deletes every queue and exchange of the prefix. */
   async closeAndDeleteTopology(retryDelaysMs: readonly number[]): Promise<void> {
-    const topology = callbackTopology({ prefix: this.prefix, retryDelaysMs });
-    const channel = await this.connection.createChannel();
-    for (const q of topology.queues) await channel.deleteQueue(q.name);
-    for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+    await deleteTopology(await this.connection.createChannel(), callbackTopology({ prefix: this.prefix, retryDelaysMs }));
     await this.connection.close();
   }
 }

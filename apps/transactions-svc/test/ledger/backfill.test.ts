@@ -1,7 +1,7 @@
 /**
  * The migration that adds the ledger enters every transaction that existed before it once, as if
  * the ledger had been there: applied here, as SQL, to a database holding a history written by the
- * migrations before it.
+ * migrations before it; and ledger_backfill, the function a later migration made of that backfill.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -92,6 +92,43 @@ it('enters each transaction once, as if the ledger had been there, and ledger:ve
   try {
     const report = await verifyLedger(pool);
     expect(report).toMatchObject({ ok: true, balances: 3, entries: 16, transactions: 10, overdrawn: 1 });
+  } finally {
+    await pool.end();
+  }
+});
+
+it('ledger_backfill (a later migration) enters a copy of that history as the migration did, then continues its chain', async () => {
+  for (const m of migrations.slice(migrations.indexOf(LEDGER) + 1)) await client.query(sqlOf(m));
+  const { rows: [{ id: a }] } = await client.query(`SELECT merchant_id AS id FROM ledger_entries GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`);
+  const copy = await merchant();
+  await client.query(
+    `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+     SELECT gen_random_uuid(), $2, type, status, amount, currency, order_id, 1, created_at, updated_at FROM transactions WHERE merchant_id = $1`,
+    [a, copy],
+  );
+  const chain = (merchantId: string) =>
+    client.query(
+      `SELECT currency, balance_seq::int, kind::text, debit_account::text, credit_account::text, amount::text,
+              available::text, held::text, incoming::text, created_at
+         FROM ledger_entries WHERE merchant_id = $1 ORDER BY currency, balance_seq`,
+      [merchantId],
+    );
+
+  const { rows: [first] } = await client.query(`SELECT ledger_backfill($1, 'copied history') AS entries`, [copy]);
+
+  expect(first.entries).toBe(14);
+  expect((await chain(copy)).rows).toEqual((await chain(a)).rows);
+  await tx(copy, 'deposit', 'completed', '2.50'); // older than its chain's last entry: entered after it
+  const { rows: [second] } = await client.query(`SELECT ledger_backfill($1, 'one more') AS entries`, [copy]);
+  expect(second.entries).toBe(2);
+  const { rows: [usd] } = await client.query(
+    `SELECT available::text, entry_count::int FROM balances WHERE merchant_id = $1 AND currency = 'USD'`,
+    [copy],
+  );
+  expect(usd).toEqual({ available: '70.50', entry_count: 14 });
+  const pool = createPool(url, 1);
+  try {
+    expect(await verifyLedger(pool)).toMatchObject({ ok: true, balances: 5, entries: 32, transactions: 20 });
   } finally {
     await pool.end();
   }

@@ -4,7 +4,7 @@
  * and a cleanup that deletes every queue and exchange the file made.
  */
 import { randomBytes } from 'node:crypto';
-import { AmqpConnection, callbackTopology, messagingNames } from '@dw/messaging';
+import { AmqpConnection, callbackTopology, deleteTopology as deleteTopologyOf, messagingNames } from '@dw/messaging';
 import { connect, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import pino from 'pino';
 import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from '../../src/outbox/outbox-relay';
@@ -53,9 +53,7 @@ export async function observeEvents(prefix: string): Promise<Observer> {
 export async function deleteTopology(prefix: string): Promise<void> {
   const connection = await connect(AMQP_URL);
   const channel = await connection.createChannel();
-  const topology = callbackTopology({ prefix, retryDelaysMs: RETRY_DELAYS_MS });
-  for (const q of topology.queues) await channel.deleteQueue(q.name);
-  for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+  await deleteTopologyOf(channel, callbackTopology({ prefix, retryDelaysMs: RETRY_DELAYS_MS }));
   await connection.close();
 }
 

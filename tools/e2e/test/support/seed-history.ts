@@ -86,55 +86,13 @@ export async function merchantWithFailedDeposits(stack: Stack, name: string, cou
 
 /**
  * Enters in the ledger the transactions of `merchantId` that were written by hand (they have no
- * entry yet), as the migration that added the ledger entered the history before it
- * (libs/db/prisma/migrations/20261126140945_ledger): each one's creation entry at created_at and,
- * when final, its settlement's at updated_at (or at the chain's last entry, if that is later), continuing the merchant's chain and balances after
- * any entries the product already wrote. Afterwards `ledger:verify` (run by stack.close) has
- * nothing to report. Returns how many entries it wrote.
+ * entry yet), as the migration that added the ledger entered the history before it: the SQL
+ * function ledger_backfill (libs/db/prisma/migrations/20261126215036_ledger_backfill_function)
+ * continues the merchant's chain and balances after any entries the product already wrote.
+ * Afterwards `ledger:verify` (run by stack.close) has nothing to report. Returns how many entries
+ * it wrote.
  */
 export async function enterHandWrittenHistory(db: pg.Client, merchantId: string): Promise<number> {
-  const res = await db.query(
-    `WITH steps AS (
-       SELECT t.merchant_id, t.currency, t.id AS transaction_id, t.amount, mv.kind, mv.debit, mv.credit, s.at, s.step
-         FROM transactions t
-        CROSS JOIN LATERAL (VALUES ('pending'::transaction_status, t.created_at, 0), (t.status, t.updated_at, 1)) AS s(status, at, step)
-        CROSS JOIN LATERAL ledger_move(t.type, s.status) mv
-        WHERE t.merchant_id = $1 AND (s.step = 0 OR t.status IN ('completed', 'failed'))
-          AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.transaction_id = t.id)
-     ),
-     chained AS (
-       SELECT st.*,
-              greatest(st.at, b.last_entry_at) AS entered_at, -- never dated before the chain's last entry
-              coalesce(b.entry_count, 0) + row_number() OVER w AS balance_seq,
-              coalesce(b.available, 0) + sum(ledger_change(st.debit, st.credit, st.amount, 'available')) OVER w AS available,
-              coalesce(b.held, 0) + sum(ledger_change(st.debit, st.credit, st.amount, 'held')) OVER w AS held,
-              coalesce(b.incoming, 0) + sum(ledger_change(st.debit, st.credit, st.amount, 'incoming')) OVER w AS incoming
-         FROM steps st
-         LEFT JOIN balances b ON b.merchant_id = st.merchant_id AND b.currency = st.currency
-       WINDOW w AS (PARTITION BY st.merchant_id, st.currency ORDER BY st.at, st.transaction_id, st.step ROWS UNBOUNDED PRECEDING)
-     ),
-     entered AS (
-       INSERT INTO ledger_entries (merchant_id, currency, balance_seq, id, kind, debit_account, credit_account, amount,
-                                   available, held, incoming, transaction_id, reason, created_at)
-       SELECT merchant_id, currency, balance_seq, gen_random_uuid(), kind, debit, credit, amount, available, held, incoming,
-              transaction_id, 'written by a test as hand-made history', entered_at
-         FROM chained
-       RETURNING merchant_id, currency, balance_seq, available, held, incoming, created_at
-     ),
-     last AS (
-       SELECT DISTINCT ON (merchant_id, currency) * FROM entered ORDER BY merchant_id, currency, balance_seq DESC
-     ),
-     balanced AS (
-       INSERT INTO balances AS b (merchant_id, currency, available, held, incoming, credit_limit, entry_count, last_entry_at)
-       SELECT l.merchant_id, l.currency, l.available, l.held, l.incoming, m.credit_limit, l.balance_seq, l.created_at
-         FROM last l JOIN merchants m ON m.id = l.merchant_id
-       ON CONFLICT (merchant_id, currency) DO UPDATE
-         SET available = excluded.available, held = excluded.held, incoming = excluded.incoming,
-             entry_count = excluded.entry_count, last_entry_at = greatest(b.last_entry_at, excluded.last_entry_at)
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM entered)::int AS entries, (SELECT count(*) FROM balanced)::int AS balances`,
-    [merchantId],
-  );
+  const res = await db.query(`SELECT ledger_backfill($1, 'written by a test as hand-made history') AS entries`, [merchantId]);
   return res.rows[0].entries as number;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { DEFAULT_AMQP_URL, loadCallbackConfig, serviceNodeOptions } from '@dw/config';
-import { callbackTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
+import { callbackTopology, deleteTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
 import { dropTestDatabase } from '@dw/testing';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
@@ -269,8 +269,7 @@ export async function deleteBrokerObjects(prefix: string, retryDelaysMs: number[
   const conn = await amqp.connect(AMQP_URL);
   try {
     const ch = await conn.createChannel();
-    for (const q of topology.queues) await ch.deleteQueue(q.name);
-    for (const x of topology.exchanges) await ch.deleteExchange(x.name);
+    await deleteTopology(ch, topology);
     await ch.close();
   } finally {
     await conn.close();
