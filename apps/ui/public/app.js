@@ -1,10 +1,11 @@
 // The interactive page's own script, beside htmx (/ui/assets/htmx.min.js), which fetches every view
-// as a fragment the ui's templates rendered and swaps it in (the hx-* attributes of the page and of
-// the fragments). This file does only what htmx does not:
+// and the CSV files and swaps in the fragments the ui rendered, as the hx-* attributes of the page
+// (app-page.ts) and of the fragments say. This file does only what htmx does not:
 // - the API token: kept in this tab's sessionStorage, added as the serviceApiToken header to every
 //   htmx request (htmx:configRequest), never put in a URL, a cookie or the console; a 401 forgets it;
 // - errors: the gateway answers problem+json, the ui an HTML fragment; both go to the view's status box;
-// - which view shows (#tx=<id>, #statement), and the CSV downloads (fetched with the header).
+// - what an action's answer means (Redeliver, Recover, a CSV file to save);
+// - which view shows (#tx=<id>, #statement=<currency>).
 // It inserts only fragments the ui rendered and never builds markup from strings.
 'use strict';
 
@@ -18,7 +19,6 @@
   var INVALID_LINK = 'This link is invalid: it does not name a transaction. Open one from the list.';
   var LOCAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/;
   var $ = function (id) { return document.getElementById(id); };
-  var loaded = {};
   var detailId = null;
 
   // htmx notes the page's path in sessionStorage for its history feature, which this page leaves off:
@@ -39,7 +39,7 @@
   // The merchant API takes JSON bodies: buttons with hx-ext="json" (Redeliver, Recover) send their values as one object.
   htmx.defineExtension('json', {
     onEvent: function (name, event) {
-      if (name === 'htmx:configRequest') event.detail.headers['Content-Type'] = 'application/json';
+      if (name === 'htmx:configRequest') Object.assign(event.detail.headers, { 'Content-Type': 'application/json', Accept: 'application/json' });
     },
     encodeParameters: function (xhr, parameters) {
       xhr.overrideMimeType('text/json');
@@ -47,12 +47,11 @@
     },
   });
 
-  // Every htmx request: the token header, fragments of the views, instants for local times, no empty fields.
+  // Every htmx request: the token header (Accept and x-ui-fragment are the page's hx-headers), instants
+  // for local times, no empty fields.
   document.addEventListener('htmx:configRequest', function (event) {
     var d = event.detail;
     d.headers.serviceApiToken = token() || '';
-    d.headers.Accept = d.elt.hasAttribute('data-action') ? 'application/json' : 'text/html';
-    if (d.verb === 'get') d.headers['x-ui-fragment'] = '1';
     Array.from(d.formData.entries()).forEach(function (entry) {
       if (entry[1] === '') d.formData.delete(entry[0]);
       else d.formData.set(entry[0], instant(entry[1]));
@@ -60,8 +59,6 @@
   });
 
   // ---- Status boxes: loading, errors, Retry ------------------------------------------------------
-
-  var parser = new DOMParser();
 
   /** Where a request's outcome is said: an action's own line, or the status box its view names. */
   function statusBox(elt) {
@@ -71,30 +68,17 @@
     return host && $(host.getAttribute('data-status-box'));
   }
 
+  /** Says `content` (text or a node) in `box`, with the page's Retry button calling `retry`; no content clears it. */
   function setStatus(box, kind, content, retry) {
     if (!box) return;
     box.classList.remove('error', 'loading');
     if (kind) box.classList.add(kind);
-    if (box.classList.contains('action-status')) {
-      box.textContent = !content || typeof content === 'string' ? content || '' : content.textContent;
-      return;
-    }
     box.replaceChildren();
-    if (!content) return;
-    if (typeof content === 'string') {
-      var p = document.createElement('p');
-      p.textContent = content;
-      content = p;
-    }
-    box.appendChild(content);
-    if (retry) {
-      var button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'secondary';
-      button.textContent = 'Retry';
-      button.addEventListener('click', retry);
-      box.appendChild(button);
-    }
+    if (content) box.append(content);
+    if (!retry) return;
+    var button = $('retry').content.firstElementChild.cloneNode(true);
+    button.addEventListener('click', retry);
+    box.append(button);
   }
 
   /**
@@ -112,19 +96,16 @@
   }
 
   /** A failed answer: the ui's HTML error fragment as it is, else a sentence from the problem+json. */
-  function failure(status, header, text) {
-    if ((header('Content-Type') || '').indexOf('text/html') === 0) {
-      return document.adoptNode(parser.parseFromString(text, 'text/html').body.firstElementChild || document.createElement('div'));
+  function failure(xhr) {
+    if (/^text\/html/.test(xhr.getResponseHeader('Content-Type'))) {
+      var fragment = new DOMParser().parseFromString(xhr.responseText, 'text/html').body.firstElementChild;
+      if (fragment) return document.adoptNode(fragment);
     }
-    if (status === 429) return 'Too many requests. Wait ' + (header('Retry-After') || 'a few') + ' seconds, then retry.';
-    if (status === 503) return 'The service is unavailable right now. Retry in a moment.';
+    if (xhr.status === 429) return 'Too many requests. Wait ' + (xhr.getResponseHeader('Retry-After') || 'a few') + ' seconds, then retry.';
+    if (xhr.status === 503) return 'The service is unavailable right now. Retry in a moment.';
     var problem = null;
-    try { problem = JSON.parse(text); } catch (e) { /* not JSON */ }
-    return (problemText(problem) || 'Something went wrong') + ' (HTTP ' + status + ')';
-  }
-
-  function xhrFailure(xhr) {
-    return failure(xhr.status, function (name) { return xhr.getResponseHeader(name); }, xhr.responseText);
+    try { problem = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
+    return (problemText(problem) || 'Something went wrong') + ' (HTTP ' + xhr.status + ')';
   }
 
   /** The same request once more (the Retry button). */
@@ -134,11 +115,12 @@
     };
   }
 
+  // A view's loading text shows while it holds nothing yet; an action's (a CSV file) every time.
   document.addEventListener('htmx:beforeRequest', function (event) {
     var d = event.detail;
     d.target.setAttribute('aria-busy', 'true');
     var loading = d.elt.closest('[data-loading]');
-    if (loading && !d.target.hasChildNodes()) setStatus(statusBox(d.elt), 'loading', loading.getAttribute('data-loading'));
+    if (loading && (loading === d.target || !d.target.hasChildNodes())) setStatus(statusBox(d.elt), 'loading', loading.getAttribute('data-loading'));
   });
   document.addEventListener('htmx:afterRequest', function (event) {
     event.detail.target.removeAttribute('aria-busy');
@@ -147,65 +129,48 @@
     setStatus(statusBox(event.detail.elt), 'error', NETWORK_ERROR, again(event.detail));
   });
 
-  /** The transaction shown is the one asked for: a late answer for another one is dropped. */
-  function isShownDetail(d) {
-    var query = d.pathInfo.requestPath.split('?')[1] || '';
-    return new URLSearchParams(query).get('id') === detailId;
-  }
+  // The refresh of a transaction still moving (every 3 s) replaces its events: the earlier attempts
+  // someone opened stay open.
+  var keepOpen = [];
 
   document.addEventListener('htmx:beforeSwap', function (event) {
     var d = event.detail;
     var xhr = d.xhr;
-    if (!token()) return void (d.shouldSwap = false); // signed out meanwhile
-    if (xhr.status === 401) {
-      d.shouldSwap = false;
-      return signOut(BAD_TOKEN);
-    }
-    if (d.target.id === 'detail-body' && !isShownDetail(d)) return void (d.shouldSwap = false);
-    var action = d.elt.getAttribute('data-action');
-    if (action) {
-      d.shouldSwap = false;
-      return ACTIONS[action](xhr, statusBox(d.elt));
-    }
-    if (xhr.status >= 400) {
-      d.shouldSwap = false;
-      var final = xhr.status === 400 || xhr.status === 404;
-      return setStatus(statusBox(d.elt), 'error', xhrFailure(xhr), final ? null : again(d));
-    }
-    setStatus(statusBox(d.elt), '', '');
-    if (d.target.id === 'detail-body') keepOpen = openEarlierAttempts();
-  });
-
-  // The refresh of a transaction still moving (every 3 s) replaces its events: the earlier attempts
-  // someone opened stay open.
-  var keepOpen = [];
-  function openEarlierAttempts() {
-    return Array.prototype.map.call(document.querySelectorAll('#detail-body details.earlier-attempts[open]'), function (el) {
+    var action = ACTIONS[d.elt.getAttribute('data-action')];
+    // Signed out meanwhile, or an answer for a transaction no longer shown: dropped.
+    var stale = !token() || (d.target.id === 'detail-body' && new URLSearchParams(d.pathInfo.requestPath.split('?')[1]).get('id') !== detailId);
+    if (stale || action || xhr.status >= 400) d.shouldSwap = false;
+    if (stale) return;
+    if (xhr.status === 401) return signOut(BAD_TOKEN);
+    if (action) return action(xhr, statusBox(d.elt), d);
+    if (xhr.status >= 400) return setStatus(statusBox(d.elt), 'error', failure(xhr), xhr.status === 400 || xhr.status === 404 ? null : again(d));
+    setStatus(statusBox(d.elt));
+    if (d.target.id !== 'detail-body') return;
+    keepOpen = Array.prototype.map.call(document.querySelectorAll('#detail-body details.earlier-attempts[open]'), function (el) {
       return el.getAttribute('data-event');
     });
-  }
-  document.addEventListener('htmx:afterSwap', function (event) {
-    if (event.detail.target.id !== 'detail-body') return;
+  });
+  document.addEventListener('htmx:afterSwap', function () {
     document.querySelectorAll('#detail-body details.earlier-attempts').forEach(function (el) {
       if (keepOpen.indexOf(el.getAttribute('data-event')) >= 0) el.open = true;
     });
     keepOpen = [];
   });
 
-  // ---- Actions on server-rendered buttons: what their answer means --------------------------------
+  // ---- Actions on server-rendered buttons (data-action): what their answer means -----------------
 
   var ACTIONS = {
     // A new series of attempts for one event: the refreshed detail follows it until it settles.
     // 409: a series started meanwhile (another tab, a recovery): the refresh shows it as it is now.
     redeliver: function (xhr, box) {
       if (xhr.status === 202) setStatus(box, '', 'Redelivery started.');
-      else setStatus(box, 'error', xhrFailure(xhr));
+      else setStatus(box, 'error', failure(xhr));
       if ((xhr.status === 202 || xhr.status === 409) && detailId) loadDetail(detailId, true);
     },
     // Every failed or skipped callback since the chosen time: the views reload, and the message goes
     // into the refreshed health view's panel.
     recover: function (xhr, box) {
-      if (xhr.status !== 202) return setStatus(box, 'error', xhrFailure(xhr));
+      if (xhr.status !== 202) return setStatus(box, 'error', failure(xhr));
       var n = JSON.parse(xhr.responseText).recovered;
       var done = n === 0
         ? 'Nothing to recover: no failed or skipped callbacks since then (or they are being sent already).'
@@ -217,88 +182,42 @@
       });
       htmx.trigger(document.body, 'dw:moved');
     },
+    // Download CSV, Download statement CSV: every row matching the form's filters, fetched by htmx
+    // with the token header (a plain link could not carry it), handed to the browser as a file.
+    download: function (xhr, box, d) {
+      if (xhr.status !== 200) return setStatus(box, 'error', failure(xhr), again(d));
+      var link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([xhr.responseText], { type: 'text/csv' }));
+      link.download = d.elt.getAttribute('data-file');
+      link.click();
+      setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
+      setStatus(box);
+    },
   };
-
-  // ---- CSV downloads -----------------------------------------------------------------------------
-
-  /** The form's non-empty fields among `names`, local times as instants. */
-  function formQuery(form, names) {
-    var query = new URLSearchParams();
-    names.forEach(function (name) {
-      var value = form.elements[name].value.trim();
-      if (value) query.set(name, instant(value));
-    });
-    return query.toString();
-  }
-
-  /**
-   * Every row matching the form's filters (not one page) as the server's CSV, fetched with the token
-   * header like every view (a plain link could not carry it), then handed to the browser as a file.
-   */
-  function downloadCsv(path, query, filename, box) {
-    var retry = function () { downloadCsv(path, query, filename, box); };
-    setStatus(box, 'loading', 'Preparing the CSV…');
-    fetch(path + (query ? '?' + query : ''), {
-      headers: { Accept: 'text/csv', serviceApiToken: token() || '' },
-      credentials: 'omit',
-      cache: 'no-store',
-      referrerPolicy: 'no-referrer',
-    }).then(function (res) {
-      if (res.status === 401) return signOut(BAD_TOKEN);
-      if (res.status !== 200) {
-        return res.text().then(function (text) {
-          setStatus(box, 'error', failure(res.status, function (name) { return res.headers.get(name); }, text), retry);
-        });
-      }
-      return res.blob().then(function (blob) {
-        var link = document.createElement('a');
-        link.href = URL.createObjectURL(blob);
-        link.download = filename;
-        document.body.appendChild(link);
-        link.click();
-        link.remove();
-        setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
-        setStatus(box, '', '');
-      });
-    }, function () {
-      setStatus(box, 'error', NETWORK_ERROR, retry);
-    });
-  }
 
   // ---- Views: sign-in, the list, one transaction (#tx=<id>), the statement (#statement=<currency>) --
 
-  var VIEWS = ['signin', 'list-view', 'detail-view', 'statement-view'];
-  var FILLED = ['list-table', 'detail-body', 'health-body', 'balances-body', 'statement-table'];
-
   function show(section) {
-    VIEWS.forEach(function (id) { $(id).hidden = id !== section; });
+    document.querySelectorAll('#main > section').forEach(function (el) { el.hidden = el.id !== section; });
     $('sign-out').hidden = section === 'signin';
   }
 
   function signOut(message) {
     try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* storage disabled: nothing kept */ }
-    loaded = {};
     detailId = null;
-    FILLED.forEach(function (id) {
-      $(id).replaceChildren();
-      setStatus(statusBox($(id)), '', '');
-    });
+    // Every view's content and status box, so no merchant data stays on the page.
+    document.querySelectorAll('div[data-status-box], .status').forEach(function (el) { setStatus(el); });
     $('filter-count').textContent = '';
     $('token').value = '';
     show('signin');
-    var box = $('signin-error');
-    box.textContent = message || '';
-    box.hidden = !message;
+    $('signin-error').textContent = message || '';
+    $('signin-error').hidden = !message;
     $('token').focus();
   }
 
-  /** Loads one transaction; `quiet` (Refresh, after a redelivery) keeps what is shown until the answer arrives. */
+  /** Loads one transaction; `quiet` (Refresh, after a redelivery) keeps the focus where it is. */
   function loadDetail(id, quiet) {
     detailId = id;
-    if (!quiet) {
-      $('detail-title').textContent = 'Transaction';
-      $('detail-body').replaceChildren();
-    }
     htmx.ajax('GET', '/ui/viewTransaction?id=' + encodeURIComponent(id), { source: '#detail-body', target: '#detail-body' })
       .then(function () { if (!quiet && detailId === id) $('detail-title').focus(); }, function () {});
   }
@@ -308,74 +227,63 @@
     try { return decodeURIComponent(text); } catch (e) { return null; }
   }
 
+  // A view loads when first shown (or after a failure left it empty), the statement also when the
+  // address names another currency.
   function route() {
     // Leaving a transaction drops it, and with it the notice that would fetch it again.
     detailId = null;
+    $('detail-title').textContent = 'Transaction';
     $('detail-body').replaceChildren();
     if (!token()) return signOut();
     var tx = /^#tx=(.*)$/.exec(location.hash);
     var statement = /^#statement(?:=(.*))?$/.exec(location.hash);
+    show(tx ? 'detail-view' : statement ? 'statement-view' : 'list-view');
     if (tx) {
-      show('detail-view');
       var id = decoded(tx[1]);
-      if (id) return loadDetail(id);
-      $('detail-title').textContent = 'Transaction';
-      return setStatus($('detail-status'), 'error', INVALID_LINK);
+      return id ? loadDetail(id) : setStatus($('detail-status'), 'error', INVALID_LINK);
     }
     if (statement) {
-      show('statement-view');
       var currency = decoded(statement[1] || '') || '';
-      if (currency !== $('s-currency').value) loaded.statement = false;
+      if (currency === $('s-currency').value && $('statement-table').hasChildNodes()) return;
       $('s-currency').value = currency;
-      if (!loaded.statement) htmx.trigger(document.body, 'dw:statement');
-      loaded.statement = true;
-      return;
+      return htmx.trigger(document.body, 'dw:statement');
     }
-    show('list-view');
-    if (!loaded.list) htmx.trigger(document.body, 'dw:load');
-    loaded.list = true;
+    if (!$('list-table').hasChildNodes()) htmx.trigger(document.body, 'dw:load');
   }
 
   // Fragments' actions (Redeliver, Recover) need this script: the stylesheet shows them only now.
   document.documentElement.classList.add('scripted');
 
-  document.addEventListener('DOMContentLoaded', function () {
-    $('token-form').addEventListener('submit', function (event) {
-      event.preventDefault();
-      var value = $('token').value.trim();
-      if (!value) return;
-      if (!TOKEN_FORMAT.test(value)) return signOut(BAD_TOKEN);
-      try { sessionStorage.setItem(TOKEN_KEY, value); } catch (e) { /* storage disabled */ }
-      $('token').value = '';
-      $('signin-error').hidden = true;
-      route();
-    });
-    $('sign-out').addEventListener('click', function () {
-      signOut();
-      if (location.hash) history.replaceState(null, '', location.pathname + location.search);
-    });
-    $('detail-refresh').addEventListener('click', function () {
-      if (detailId) loadDetail(detailId, true);
-    });
-    $('download-csv').addEventListener('click', function () {
-      downloadCsv('/ui/viewTransaction', formQuery($('filters'), ['type', 'status', 'orderId', 'from', 'to']), 'transactions.csv', $('list-status'));
-    });
-    $('statement-csv').addEventListener('click', function () {
-      downloadCsv('/api/getBalanceHistory', formQuery($('statement-filters'), ['currency', 'from', 'to']), 'statement.csv', $('statement-status'));
-    });
-    // Links of the fragments open a transaction or the statement here instead of the no-script page.
-    $('main').addEventListener('click', function (event) {
-      var link = event.target.closest && event.target.closest('a[data-tx], a[data-statement]');
-      if (!link) return;
-      event.preventDefault();
-      var tx = link.getAttribute('data-tx');
-      var currency = link.getAttribute('data-statement');
-      location.hash = tx ? 'tx=' + encodeURIComponent(tx) : 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
-    });
-    // Back links (#list), browser back and forward all change the hash; one listener routes them.
-    window.addEventListener('hashchange', route);
-    // On a phone the filters start folded, so the transactions are on the first screen.
-    if (window.matchMedia && window.matchMedia('(max-width: 40rem)').matches) $('filter-panel').open = false;
+  // The page is parsed (this script is deferred); route() waits for htmx to have read its attributes.
+  $('token-form').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var value = $('token').value.trim();
+    if (!value) return;
+    if (!TOKEN_FORMAT.test(value)) return signOut(BAD_TOKEN);
+    try { sessionStorage.setItem(TOKEN_KEY, value); } catch (e) { /* storage disabled */ }
+    $('token').value = '';
+    $('signin-error').hidden = true;
     route();
   });
+  $('sign-out').addEventListener('click', function () {
+    signOut();
+    if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  });
+  $('detail-refresh').addEventListener('click', function () {
+    if (detailId) loadDetail(detailId, true);
+  });
+  // Links of the fragments open a transaction or the statement here instead of the no-script page.
+  $('main').addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a[data-tx], a[data-statement]');
+    if (!link) return;
+    event.preventDefault();
+    var tx = link.getAttribute('data-tx');
+    var currency = link.getAttribute('data-statement');
+    location.hash = tx ? 'tx=' + encodeURIComponent(tx) : 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
+  });
+  // On a phone the filters start folded, so the transactions are on the first screen.
+  if (window.matchMedia && window.matchMedia('(max-width: 40rem)').matches) $('filter-panel').open = false;
+  // Back links (#list), browser back and forward all change the hash; one listener routes them.
+  window.addEventListener('hashchange', route);
+  document.addEventListener('DOMContentLoaded', route);
 })();

@@ -2,8 +2,9 @@
  * The interactive page's shell: labelled containers and the filter forms, wired with htmx
  * attributes. htmx (/ui/assets/htmx.min.js) fetches each view as the fragment the same templates
  * render for the no-script pages (list-page, detail-page, health-page, balances-page,
- * statement-page) and swaps it in; /ui/assets/app.js adds the merchant's token header to every
- * request and handles what htmx does not (sign-in, errors, the #tx= route, the CSV downloads).
+ * statement-page) and swaps it in, and fetches the CSV files; /ui/assets/app.js adds the merchant's
+ * token header to every request and handles what htmx does not (sign-in, errors, what an action's
+ * answer means, the #tx= route).
  * Its empty data: icon is the layout's (layout.ts says why).
  */
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '@dw/contracts';
@@ -19,6 +20,13 @@ const rangeAndSize = (prefix: string, from: string, to: string, size: string) =>
 <input id="${prefix}-to" name="to" type="datetime-local" step="1" aria-describedby="${prefix}-tz-hint"></div>
 <div class="field"><label for="${prefix}-limit">${size}</label>
 <select id="${prefix}-limit" name="limit"><option>10</option><option selected>20</option><option>50</option><option>100</option></select></div>`;
+
+/**
+ * Download CSV and Download statement CSV: htmx asks for every row matching the form's filters (no
+ * page size) as CSV, with the token header like every request; app.js's `download` action saves it.
+ */
+const csvButton = (id: string, path: string, form: string, file: string, label: string) =>
+  html`<button type="button" id="${id}" class="secondary" data-action="download" data-file="${file}" data-loading="Preparing the CSV…" hx-get="${path}" hx-include="#${form}" hx-params="not limit" hx-headers='{"Accept": "text/csv"}' hx-target="this" hx-swap="none" hx-sync="this:drop">${label}</button>`;
 
 /**
  * htmx's settings, read from this meta tag when it starts: nothing evaluated as code (no hx-on,
@@ -57,7 +65,8 @@ export function renderAppPage(assets: Assets): string {
 <script src="${assetHref(assets, 'htmx.min.js')}" defer></script>
 <script src="${assetHref(assets, 'app.js')}" defer></script>
 </head>
-<body hx-history="false">
+<!-- Every request asks for HTML fragments; the CSV buttons and the actions ask for their own types. -->
+<body hx-history="false" hx-headers='{"Accept": "text/html", "x-ui-fragment": "1"}'>
 <header class="site-header">
 <a class="brand" href="/ui">Deposit &amp; Withdraw</a>
 <button id="sign-out" type="button" class="secondary" hidden>Sign out</button>
@@ -98,7 +107,7 @@ ${rangeAndSize('f', 'Created from', 'Created before', 'Per page')}
 <button type="submit">Apply filters</button>
 <button type="reset" class="secondary">Clear filters</button>
 <button type="button" id="refresh" class="secondary">Refresh</button>
-<button type="button" id="download-csv" class="secondary">Download CSV</button>
+${csvButton('download-csv', '/ui/viewTransaction', 'filters', 'transactions.csv', 'Download CSV')}
 <a id="open-statement" href="/ui/statement" data-statement="">Statement</a>
 <p id="f-tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
@@ -124,7 +133,7 @@ ${rangeAndSize('s', 'From', 'Before', 'Page size')}
 <div class="actions">
 <button type="submit">Show entries</button>
 <button type="reset" class="secondary">Clear filters</button>
-<button type="button" id="statement-csv" class="secondary">Download statement CSV</button>
+${csvButton('statement-csv', '/api/getBalanceHistory', 'statement-filters', 'statement.csv', 'Download statement CSV')}
 <p id="s-tz-hint" class="muted hint">Dates are in your browser's time zone.</p>
 </div>
 </form>
@@ -142,6 +151,8 @@ ${rangeAndSize('s', 'From', 'Before', 'Page size')}
 <div id="detail-body" data-status-box="detail-status" data-loading="Loading the transaction…" hx-sync="this:replace"></div>
 </section>
 </main>
+<!-- The Retry button app.js adds to a status box under an error that retrying can help. -->
+<template id="retry"><button type="button" class="secondary">Retry</button></template>
 </body>
 </html>
 `.value;
