@@ -62,11 +62,6 @@ export function instrumentationNames(
   return AVAILABLE.filter((name) => (enabled ? enabled.includes(name) : !without.includes(name)) && !disabled.includes(name));
 }
 
-/** The instrumentations `instrumentationNames` chooses, created (and so enabled: they patch modules required from now on). */
-export function serviceInstrumentations(without: readonly InstrumentationName[] = []): Instrumentation[] {
-  return createInstrumentations(instrumentationNames(without));
-}
-
 /** These instrumentations, created (and so enabled: they patch modules required from now on). */
 export function createInstrumentations(names: readonly InstrumentationName[]): Instrumentation[] {
   return names.map((name) => CREATE[name]());

@@ -1,12 +1,12 @@
-import { instrumentationNames, serviceInstrumentations } from '../src/instrumentations';
+import { createInstrumentations, instrumentationNames } from '../src/instrumentations';
 
-// Builds the list the way startTelemetry does, then switches each one off again so this test
-// file's own modules stay unpatched.
+// Builds the list the way startTelemetry does when spans are recorded, then switches each one off
+// again so this test file's own modules stay unpatched.
 function namesWith(env: Record<string, string>): string[] {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
-    const list = serviceInstrumentations();
+    const list = createInstrumentations(instrumentationNames());
     list.forEach((i) => i.disable());
     return list.map((i) => i.instrumentationName.replace('@opentelemetry/instrumentation-', '')).sort();
   } finally {
