@@ -13,10 +13,13 @@ import { Pool } from 'undici';
 let server: http.Server;
 let url: string;
 const held: http.ServerResponse[] = [];
+const arrived: string[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    arrived.push(req.url ?? '');
     if (req.url === '/hang') return void held.push(res); // never answers
+    if (req.url === '/late') return void setTimeout(() => res.end('late'), 700); // frees its connection after the deadline
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.write('first ');
     setTimeout(() => res.end('last'), 600); // a body slower than the deadline
@@ -63,6 +66,24 @@ describe('withHeadersDeadline', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     await pool.destroy();
     await holder;
+  });
+
+  it.each([
+    ['without a signal of the caller', undefined],
+    ['beside a signal of the caller', new AbortController().signal],
+  ])('never sends a request whose deadline passed while it was queued, once a connection comes free (%s)', async (_name, signal) => {
+    const raw = new Pool(url, { connections: 1, headersTimeout: 60_000 });
+    const holder = raw.request({ method: 'GET', path: '/late' });
+    const pool = withHeadersDeadline(raw, 300);
+    const path = `/never-sent-${signal ? 'beside' : 'alone'}`;
+    const queued = await pool.request({ method: 'GET', path, ...(signal ? { signal } : {}) }).catch((err: Error) => err);
+    expect(queued).toBeInstanceOf(UpstreamDeadlineError);
+    // The holder's answer frees the one connection at 700 ms; the aborted request must not take it.
+    expect(await (await holder).body.text()).toBe('late');
+    const after = await pool.request({ method: 'GET', path: '/slow-body' });
+    expect(await after.body.text()).toBe('first last');
+    expect(arrived).not.toContain(path);
+    await pool.close();
   });
 
   it('works in the callback form reply-from uses', async () => {
