@@ -1,4 +1,7 @@
 // Preloaded with `node --require`: OpenTelemetry must patch http, pg and amqplib before they load.
+import { applyServiceV8Flags } from '@dw/config/v8-flags';
 import { startTelemetry } from '@dw/telemetry';
+
+applyServiceV8Flags();
 
 startTelemetry('transactions-svc');

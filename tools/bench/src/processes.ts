@@ -9,20 +9,26 @@ import path from 'node:path';
 import pg from 'pg';
 import amqp from 'amqplib';
 import { serviceNodeOptions } from '@dw/config';
+import { SERVICE_V8_FLAGS } from '@dw/config/v8-flags';
 import { createTestDatabase } from '@dw/db/testing';
 import { callbackTopology, deleteTopology } from '@dw/messaging';
 import { AMQP_URL } from '../../e2e/test/support/stack';
 import type { Arrival } from './receiver-process';
 
-/** Baselines run with the services' own heap bound (libs/config/src/node-options.json), for fairness. */
+/**
+ * Baselines run with the services' own heap bound (libs/config/src/node-options.json) and V8 flags
+ * (libs/config/src/v8-flags.ts, which the services' preload applies), for fairness.
+ */
 const BASELINE_ENV = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${serviceNodeOptions.NODE_OPTIONS}`.trim() };
+const BASELINE_EXEC_ARGV = [...process.execArgv, ...SERVICE_V8_FLAGS];
 
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 const started = new Set<ChildProcess>();
 
 /** Forks a .ts file of this folder (with the same tsx loader) and waits for its first message. */
 async function forkReady<T>(file: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; first: T }> {
-  const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+  const execArgv = env === BASELINE_ENV ? BASELINE_EXEC_ARGV : undefined;
+  const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env, execArgv });
   started.add(child);
   child.once('exit', () => started.delete(child));
   const first = await new Promise<T>((resolve, reject) => {
