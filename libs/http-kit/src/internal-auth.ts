@@ -24,7 +24,7 @@
  * Rotation without downtime: deploy "new,old" everywhere (the first secret signs, every one
  * verifies), then "new" alone once every process runs with it.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
 import { ReplayGuard } from './replay-guard';
 
@@ -79,6 +79,25 @@ export function canonicalPath(path: string): string {
   }
 }
 
+const NONCE_BYTES = 16;
+const noncePool = Buffer.allocUnsafe(NONCE_BYTES * 256);
+let nonceOffset = noncePool.length;
+
+/**
+ * 16 bytes from the CSPRNG, base64url, each used once. Drawn from a pool refilled 256 nonces at a
+ * time, as Node's randomUUID does: a randomBytes(16) per signed request was 1.8 % of the gateway's
+ * CPU profile under a create load (its call into the CSPRNG, for 16 bytes).
+ */
+function randomNonce(): string {
+  if (nonceOffset === noncePool.length) {
+    randomFillSync(noncePool);
+    nonceOffset = 0;
+  }
+  const nonce = noncePool.toString('base64url', nonceOffset, nonceOffset + NONCE_BYTES);
+  nonceOffset += NONCE_BYTES;
+  return nonce;
+}
+
 function mac(secret: string, t: number, nonce: string, digest: string, req: InternalRequest): Buffer {
   // One field per line: none of them may hold a newline (ids are UUIDs or sane tokens, paths are
   // URL-encoded, the nonce is base64url, the digest hex), so no two requests share a signed string.
@@ -101,7 +120,7 @@ export class InternalAuth {
   /** The header value for one outgoing request (its body included), signed with the first secret. */
   sign(req: InternalRequest): string {
     const t = Math.floor(this.now() / 1000);
-    const nonce = randomBytes(16).toString('base64url');
+    const nonce = randomNonce();
     const digest = bodyDigest(req.body);
     return `t=${t},n=${nonce},b=${digest},v2=${mac(this.secrets[0]!, t, nonce, digest, req).toString('hex')}`;
   }

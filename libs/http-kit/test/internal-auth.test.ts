@@ -32,6 +32,13 @@ describe('the gateway proof (x-internal-auth)', () => {
     expect(auth.verify(header, req)).toBe(false);
   });
 
+  it('gives every proof a nonce of its own, across many refills of the nonce pool', () => {
+    const auth = new InternalAuth([A]);
+    const nonces = Array.from({ length: 2000 }, () => /,n=([A-Za-z0-9_-]{22}),/.exec(auth.sign(req))?.[1]);
+    expect(nonces.every((n) => n !== undefined)).toBe(true);
+    expect(new Set(nonces).size).toBe(2000);
+  });
+
   it('signs with the first secret and accepts every configured one (rotation)', () => {
     const rotating = new InternalAuth([B, A]);
     expect(rotating.verify(new InternalAuth([A]).sign(req), req)).toBe(true);
