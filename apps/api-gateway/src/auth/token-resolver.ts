@@ -9,7 +9,7 @@
  * live one second in an LRU of bounded size, so a flood of distinct junk tokens costs bounded
  * memory and never pushes a valid token out. (Malformed tokens never get here: authenticate.ts.)
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export interface TokenLookup {
@@ -25,7 +25,7 @@ interface Entry {
 const DISCONNECTED_TTL_MS = 1000;
 const NEGATIVE_TTL_MS = 1000;
 
-export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+export const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 export class TokenResolver {
   private readonly positive = new Map<string, Entry>();
