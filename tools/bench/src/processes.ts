@@ -15,19 +15,26 @@ import { callbackTopology, deleteTopology } from '@dw/messaging';
 import { AMQP_URL } from '../../e2e/test/support/stack';
 import type { Arrival } from './receiver-process';
 
+/** How a child starts: the parent's environment and node arguments unless given. */
+interface Launch {
+  env?: NodeJS.ProcessEnv;
+  execArgv?: string[];
+}
+
 /**
  * Baselines run with the services' own heap bound (libs/config/src/node-options.json) and V8 flags
  * (libs/config/src/v8-flags.ts, which the services' preload applies), for fairness.
  */
-const BASELINE_ENV = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${serviceNodeOptions.NODE_OPTIONS}`.trim() };
-const BASELINE_EXEC_ARGV = [...process.execArgv, ...SERVICE_V8_FLAGS];
+const AS_SERVICES: Launch = {
+  env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${serviceNodeOptions.NODE_OPTIONS}`.trim() },
+  execArgv: [...process.execArgv, ...SERVICE_V8_FLAGS],
+};
 
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 const started = new Set<ChildProcess>();
 
 /** Forks a .ts file of this folder (with the same tsx loader) and waits for its first message. */
-async function forkReady<T>(file: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; first: T }> {
-  const execArgv = env === BASELINE_ENV ? BASELINE_EXEC_ARGV : undefined;
+async function forkReady<T>(file: string, args: string[] = [], { env, execArgv }: Launch = {}): Promise<{ child: ChildProcess; first: T }> {
   const child = fork(path.join(__dirname, file), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env, execArgv });
   started.add(child);
   child.once('exit', () => started.delete(child));
@@ -131,7 +138,7 @@ export async function startBaseline(id: string): Promise<Baseline> {
     amount numeric NOT NULL, currency varchar(10) NOT NULL, order_id varchar(128) NOT NULL,
     created_at timestamptz(3) NOT NULL DEFAULT now())`);
   await db.end();
-  const { child, first } = await forkReady<{ url: string }>('baseline-insert-server.ts', [url], BASELINE_ENV);
+  const { child, first } = await forkReady<{ url: string }>('baseline-insert-server.ts', [url], AS_SERVICES);
   return {
     url: first.url,
     pid: child.pid!,
@@ -192,7 +199,7 @@ export interface SameWork extends Baseline {
 export async function startSameWork(id: string, callbackUrl: string): Promise<SameWork> {
   const db = await createTestDatabase(`bench_samework_${id}`);
   const prefix = `bench_samework_${id}.`;
-  const { child, first } = await forkReady<{ url: string; token: string }>('same-work-server.ts', [db.url, AMQP_URL, prefix, callbackUrl], BASELINE_ENV);
+  const { child, first } = await forkReady<{ url: string; token: string }>('same-work-server.ts', [db.url, AMQP_URL, prefix, callbackUrl], AS_SERVICES);
   return {
     url: first.url,
     token: first.token,
@@ -216,7 +223,7 @@ export interface Forked {
 }
 
 async function forkServer(file: string, args: string[]): Promise<Forked> {
-  const { child, first } = await forkReady<{ url: string }>(file, args, BASELINE_ENV);
+  const { child, first } = await forkReady<{ url: string }>(file, args, AS_SERVICES);
   return {
     url: first.url,
     pid: child.pid!,
