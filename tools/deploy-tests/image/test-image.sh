@@ -4,7 +4,8 @@
 # and a writable /tmp — against this machine's PostgreSQL and RabbitMQ: the migration Job's
 # command (read from the chart's template, so a change there is followed), the four services until
 # each /readyz answers 200, the merchant CLI, then smoke.mjs (create → signed callbacks → viewer).
-# Everything it starts is removed on exit, pass or fail; the database and queues carry a unique suffix.
+# Everything it starts is removed on exit, pass or fail: its containers, its database and its
+# queues and exchanges (scripts/broker-leftovers.mjs), all named with a unique run id.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 . tools/deploy-tests/image/podman.sh
@@ -24,6 +25,7 @@ cleanup() {
     pm rm -f -t 5 "$c" >/dev/null 2>&1 || true
   done
   "$NODE" -e "const pg=require('pg');const c=new pg.Client('$PG_ADMIN');c.connect().then(()=>c.query('DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)')).finally(()=>c.end())" >/dev/null 2>&1 || true
+  "$NODE" scripts/broker-leftovers.mjs "$RUN_ID." >&2 || true
   echo "image: $([ "$code" -eq 0 ] && echo passed || echo FAILED) in $(( $(date +%s) - STARTED )) s" >&2
 }
 trap cleanup EXIT

@@ -245,7 +245,10 @@ export async function startStack(label: string, overrides: Record<string, string
     await stack.start('transactions-svc');
     await Promise.all([stack.start('callback-svc'), stack.start('ui')]);
     await stack.start('api-gateway');
-    await waitFor(`${stack.gateway}/readyz`);
+    // Ready, not only alive: callback-svc is ready once its queues are declared and consumed, so a
+    // broker that refuses them fails the stack here, with the services' logs, rather than every
+    // test that waits for a callback.
+    await Promise.all([waitFor(`${stack.gateway}/readyz`), waitFor(`http://127.0.0.1:${ports['callback-svc']}/readyz`)]);
   } catch (err) {
     await stack.close();
     throw new Error(`${(err as Error).message}\n${JSON.stringify(logs, null, 1)}`);
