@@ -24,6 +24,12 @@ module.exports = (projectDir) => ({
     '^@dw/([^/]+)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },
   maxWorkers: 1,
+  // With one worker the tests run in Jest's own process, so a client a failed setup never closed (a
+  // broker connection that keeps reconnecting while RabbitMQ refuses the topology) holds the run
+  // open after its last test: callback-svc's tests did so for over an hour in a CI run that timed
+  // out. In CI the run ends after its last test whatever is left open; elsewhere Jest waits, so a
+  // leaked handle shows as a run that does not end.
+  forceExit: process.env.CI === 'true',
   reporters: ['default', path.join(__dirname, 'jest-failures-reporter.js')],
   testTimeout: 30000,
 });
