@@ -4,7 +4,8 @@
 //   node scripts/broker-leftovers.mjs PREFIX...  everything under these prefixes (a run's own, on exit)
 //
 // Every test declares its broker objects under a prefix of its own: `e2e.<label>_<8 hex>.`,
-// `test.<label>.<8 hex>.`, `test.callback-svc.<label>.<8 hex>.`, the image test's `img<digits>.`.
+// `test.<label>.<8 hex>.`, `test.callback-svc.<label>.<8 hex>.`, the bench's same-work baseline's
+// `bench_samework_<8 hex>.`, the image test's `img<digits>.`.
 // A test that ends deletes them; one killed mid-run (a benchmark stopped by hand, a CI run that
 // timed out) does not, and its quorum queues (each a Raft member the broker keeps ticking) add up
 // on a machine whose broker outlives many runs. A prefix none of whose queues has a consumer
@@ -16,7 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import amqp from 'amqplib';
 
-const TEST_PREFIX = /^((?:e2e|test)\.(?:[^.]+\.)*?[^.]*[0-9a-f]{8}\.|img[0-9]+\.)/;
+const TEST_PREFIX = /^((?:e2e|test)\.(?:[^.]+\.)*?[^.]*[0-9a-f]{8}\.|bench_[^.]*[0-9a-f]{8}\.|img[0-9]+\.)/;
 
 const list = (what, columns) =>
   execFileSync('rabbitmqctl', [what, '-q', '--no-table-headers', ...columns], { encoding: 'utf8' })
