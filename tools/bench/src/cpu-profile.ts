@@ -1,7 +1,8 @@
 /**
- * `npm run bench:cpu-profile [-- --seconds 10] [-- --idle]`: V8 CPU profiles of every service
- * under the create load (50 connections through the gateway, callbacks delivered to the bench's
- * receiver; `--idle`: no load), and per service the self time by package and by function. The
+ * `npm run bench:cpu-profile [-- --seconds 10] [-- --idle | --rate N]`: V8 CPU profiles of every
+ * service under the create load (50 closed-loop connections through the gateway, callbacks
+ * delivered to the bench's receiver; `--rate N`: N creates a second, open loop; `--idle`: no load),
+ * and per service the self time by package and by function. The
  * profiles (.cpuprofile, open them in Chrome's DevTools) are written to tools/bench/profiles/ or
  * BENCH_PROFILE_DIR. BENCH_NODE_OPTIONS replaces the services' NODE_OPTIONS (default: the heap
  * bound of libs/config/src/node-options.json), to profile another V8 setting.
@@ -10,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { serviceNodeOptions } from '@dw/config';
 import { merchantWithCallback, setReceiverBase, startBenchStack, SERVICES } from './context';
-import { closedLoop, startReceiver } from './processes';
+import { closedLoop, openLoop, startReceiver } from './processes';
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
@@ -53,7 +54,9 @@ function summarise(file: string, top: number): string {
 }
 
 async function main() {
-  const seconds = Number(process.argv.find((a, i) => process.argv[i - 1] === '--seconds') ?? 10);
+  const arg = (name: string) => process.argv.find((_, i) => process.argv[i - 1] === name);
+  const seconds = Number(arg('--seconds') ?? 10);
+  const rate = arg('--rate') === undefined ? undefined : Number(arg('--rate'));
   mkdirSync(OUT, { recursive: true });
   for (const f of readdirSync(OUT).filter((f) => f.endsWith('.cpuprofile'))) rmSync(path.join(OUT, f));
   const receiver = await startReceiver();
@@ -68,7 +71,9 @@ async function main() {
     } else {
       const m = await merchantWithCallback(stack, '/ok/cpuprof');
       await closedLoop(stack.gateway, { connections: 50, seconds: 2, token: m.apiToken });
-      const r = await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
+      const r = rate
+        ? await openLoop(stack.gateway, { rate, seconds, token: m.apiToken })
+        : await closedLoop(stack.gateway, { connections: 50, seconds, token: m.apiToken });
       console.log(`${r.ok} creates in ${seconds} s (${Math.round(r.ok / seconds)}/s)`);
     }
   } finally {

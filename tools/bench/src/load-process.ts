@@ -6,9 +6,9 @@
  * { perSecond, ok, other, p50, p99 } where ok counts 2xx answers and latencies are per request.
  */
 import { Pool } from 'undici';
-import { percentile } from './stats';
+import { reportLoad, type LoadCount } from './load-report';
 
-async function main() {
+async function main(): Promise<LoadCount> {
   const [origin, connectionsArg, secondsArg, tokenArg, kind = 'deposit'] = process.argv.slice(2);
   const tokens = tokenArg ? tokenArg.split(',') : [];
   const path = kind === 'withdraw' ? '/api/createWithdraw' : '/api/createDeposit';
@@ -44,11 +44,7 @@ async function main() {
   );
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
-  process.send!({ perSecond: ok / elapsed, ok, other, p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
-  process.disconnect();
+  return { ok, other, latencies, seconds: elapsed };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+reportLoad(main);

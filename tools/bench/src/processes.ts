@@ -176,6 +176,11 @@ export async function closedLoop(
   return (await forkReady<LoadResult>('load-process.ts', args)).first;
 }
 
+/** Open-loop load (open-loop-process.ts, its own process): `rate` deposits a second for `seconds`. */
+export async function openLoop(url: string, opts: { rate: number; seconds: number; token: string }): Promise<LoadResult> {
+  return (await forkReady<LoadResult>('open-loop-process.ts', [url, String(opts.rate), String(opts.seconds), opts.token])).first;
+}
+
 /** VmRSS of a process in MB (undefined once it is gone). */
 export function rssMb(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
