@@ -9,7 +9,8 @@
  * live one second in an LRU of bounded size, so a flood of distinct junk tokens costs bounded
  * memory and never pushes a valid token out. (Malformed tokens never get here: authenticate.ts.)
  */
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { apiTokenHash } from '@dw/contracts';
 import { LRUCache } from 'lru-cache';
 
 export interface TokenLookup {
@@ -24,8 +25,6 @@ interface Entry {
 
 const DISCONNECTED_TTL_MS = 1000;
 const NEGATIVE_TTL_MS = 1000;
-
-export const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 export class TokenResolver {
   private readonly positive = new Map<string, Entry>();
@@ -51,7 +50,7 @@ export class TokenResolver {
   }
 
   async resolve(token: string): Promise<string | undefined> {
-    const hash = hashToken(token);
+    const hash = apiTokenHash(token);
     const hit = this.positive.get(hash);
     if (hit) {
       if (this.now() - hit.at < this.positiveTtl()) return hit.merchantId;
@@ -76,7 +75,7 @@ export class TokenResolver {
 
   /** The merchant of a token the cache holds right now; never a lookup. */
   cached(token: string): string | undefined {
-    const hit = this.positive.get(hashToken(token));
+    const hit = this.positive.get(apiTokenHash(token));
     return hit && this.now() - hit.at < this.positiveTtl() ? hit.merchantId : undefined;
   }
 

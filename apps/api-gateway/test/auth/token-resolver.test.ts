@@ -1,4 +1,5 @@
-import { hashToken, sameDigest, TokenResolver } from '../../src/auth/token-resolver';
+import { apiTokenHash as hashToken } from '@dw/contracts';
+import { sameDigest, TokenResolver } from '../../src/auth/token-resolver';
 
 const MAX_NEGATIVE_ENTRIES = 10_000;
 

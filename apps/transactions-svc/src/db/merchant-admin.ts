@@ -3,8 +3,8 @@
 // show once; only the token's hash is stored.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { hashApiToken, newApiToken, newSigningSecret } from './merchant-credentials';
-import { SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
+import { apiTokenHash, SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
+import { newApiToken, newSigningSecret } from './merchant-credentials';
 import { query, sql } from '@dw/db';
 
 export type IssuedCredentials = {
@@ -20,7 +20,7 @@ export async function createMerchant(db: pg.Pool, name: string, creditLimit = '0
   const merchantId = randomUUID();
   const insert = sql`
     INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, credit_limit)
-    VALUES (${merchantId}::uuid, ${name}, ${hashApiToken(apiToken)}, ${callbackSigningSecret}, ${creditLimit}::numeric)`;
+    VALUES (${merchantId}::uuid, ${name}, ${apiTokenHash(apiToken)}, ${callbackSigningSecret}, ${creditLimit}::numeric)`;
   await query(db, insert);
   return { merchantId, apiToken, callbackSigningSecret };
 }
@@ -29,7 +29,7 @@ export async function createMerchant(db: pg.Pool, name: string, creditLimit = '0
 export async function rotateApiToken(db: pg.Pool, merchantId: string): Promise<IssuedCredentials | null> {
   const apiToken = newApiToken();
   const update = sql`
-    UPDATE merchants SET api_token_hash = ${hashApiToken(apiToken)}, updated_at = now()
+    UPDATE merchants SET api_token_hash = ${apiTokenHash(apiToken)}, updated_at = now()
      WHERE id = ${merchantId}::uuid
     RETURNING callback_signing_secret AS secret`;
   const [updated] = await query<{ secret: string }>(db, update);

@@ -4,7 +4,7 @@ import { DEFAULT_AMQP_URL } from '@dw/config';
 import { openTokenRotationPublisher } from '@dw/messaging';
 import pg from 'pg';
 import { runMerchantCli } from '../../src/cli/merchant-commands';
-import { hashApiToken } from '../../src/db/merchant-credentials';
+import { apiTokenHash } from '@dw/contracts';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { removeCliBuild, runCli } from './run-cli';
 
@@ -69,7 +69,7 @@ describe('merchant create', () => {
     const row = await stored(issued.merchantId!);
     expect(row.name).toBe('Hash Check Ltd');
     expect(row.api_token_hash).toBe(createHash('sha256').update(issued.apiToken!).digest('hex'));
-    expect(hashApiToken(issued.apiToken!)).toBe(row.api_token_hash);
+    expect(apiTokenHash(issued.apiToken!)).toBe(row.api_token_hash);
     expect(row.callback_signing_secret).toBe(issued.callbackSigningSecret);
     const { rows } = await client.query("SELECT 1 FROM merchants WHERE row_to_json(merchants)::text LIKE '%' || $1 || '%'", [issued.apiToken]);
     expect(rows).toHaveLength(0);
@@ -96,7 +96,7 @@ describe('merchant rotate-token', () => {
     expect(rotated.apiToken).toMatch(TOKEN);
     expect(rotated.apiToken).not.toBe(issued.apiToken);
     expect(rotated.callbackSigningSecret).toBe(issued.callbackSigningSecret);
-    expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(rotated.apiToken!));
+    expect((await stored(issued.merchantId!)).api_token_hash).toBe(apiTokenHash(rotated.apiToken!));
   });
 
   it('rotates nothing, and says why, when RabbitMQ cannot be reached to tell the gateways', async () => {
@@ -111,7 +111,7 @@ describe('merchant rotate-token', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^merchant: RabbitMQ is not reachable at 127\.0\.0\.1:1 \(AMQP_URL\): .*nothing was rotated/);
     expect(result.stderr).not.toContain('pw-456');
-    expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(issued.apiToken!));
+    expect((await stored(issued.merchantId!)).api_token_hash).toBe(apiTokenHash(issued.apiToken!));
   });
 
   it('still prints the new token, and exits 3, when the broker fails between the rotation and its broadcast', async () => {
@@ -125,7 +125,7 @@ describe('merchant rotate-token', () => {
 
       expect(code).toBe(3);
       const rotated = credentials(stdout.mock.calls.map(([chunk]) => String(chunk)).join(''));
-      expect((await stored(issued.merchantId!)).api_token_hash).toBe(hashApiToken(rotated.apiToken!));
+      expect((await stored(issued.merchantId!)).api_token_hash).toBe(apiTokenHash(rotated.apiToken!));
       expect(stderr.mock.calls.map(([chunk]) => String(chunk)).join('')).toMatch(/the token was rotated, but the gateways were not told .*up to TOKEN_CACHE_TTL_MS/);
     } finally {
       stdout.mockRestore();
@@ -147,7 +147,7 @@ describe('merchant rotate-secret', () => {
     expect(rotated.callbackSigningSecret).not.toBe(issued.callbackSigningSecret);
     const row = await stored(issued.merchantId!);
     expect(row.callback_signing_secret).toBe(rotated.callbackSigningSecret);
-    expect(row.api_token_hash).toBe(hashApiToken(issued.apiToken!));
+    expect(row.api_token_hash).toBe(apiTokenHash(issued.apiToken!));
   });
 
   /** The previous secret and the seconds left of its overlap, by the database's clock. */
