@@ -17,14 +17,14 @@
  *   apps/callback-svc/src/delivery/record-attempt.ts), then acks.
  * What it leaves out is what the microservices add: the hops, the gateway's proof, the claim row.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import amqp, { type ConsumeMessage } from 'amqplib';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { groupCommit } from '@dw/batching';
-import { CreateDepositBody, type Transaction } from '@dw/contracts';
+import { apiTokenHash, CreateDepositBody, type Transaction } from '@dw/contracts';
 import { query } from '@dw/db';
 import { assertTopology, callbackTopology, MERCHANT_HEADER, messagingNames } from '@dw/messaging';
 import { insertStatement, type NewTransaction } from '../../../apps/transactions-svc/src/domain/transactions-repo';
@@ -48,7 +48,7 @@ async function main() {
   const merchant: Merchant = { id: randomUUID(), secret: `whsec_${randomBytes(24).toString('base64')}`, url: callbackUrl };
   await pool.query(
     `INSERT INTO merchants (id, name, api_token_hash, callback_signing_secret, deposit_callback_url) VALUES ($1, 'same-work', $2, $3, $4)`,
-    [merchant.id, createHash('sha256').update(token).digest('hex'), merchant.secret, merchant.url],
+    [merchant.id, apiTokenHash(token), merchant.secret, merchant.url],
   );
   const tokens = new Map([[token, merchant]]);
   const merchants = new Map([[merchant.id, merchant]]);
