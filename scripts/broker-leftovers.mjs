@@ -1,6 +1,6 @@
 // Deletes RabbitMQ queues and exchanges that test runs left behind.
 //
-//   node scripts/broker-leftovers.mjs            every test prefix none of whose queues has a consumer
+//   npm run broker:leftovers                     every test prefix none of whose queues has a consumer
 //   node scripts/broker-leftovers.mjs PREFIX...  everything under these prefixes (a run's own, on exit)
 //
 // Every test declares its broker objects under a prefix of its own: `e2e.<label>_<8 hex>.`,
