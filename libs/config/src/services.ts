@@ -211,7 +211,7 @@ export const callbackSpec = {
     description: 'a merchant’s callbacks in flight at once ([fair delivery](docs/callbacks.md#fair-delivery-what-one-merchants-endpoint-can-cost))',
   }),
   /** The share of a merchant whose endpoint is slow (attempts take longer than CALLBACK_SLOW_AFTER_MS). */
-  slowMerchantConcurrency: int('CALLBACK_SLOW_MERCHANT_CONCURRENCY', { default: 4, min: 1, max: 1000, description: 'the same while its endpoint is slow' }),
+  slowMerchantConcurrency: int('CALLBACK_SLOW_MERCHANT_CONCURRENCY', { default: 16, min: 1, max: 1000, description: 'the same while its endpoint is slow' }),
   slowAfterMs: int('CALLBACK_SLOW_AFTER_MS', {
     default: 1000,
     min: 1,
