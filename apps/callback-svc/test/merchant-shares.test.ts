@@ -56,6 +56,44 @@ describe('MerchantShares', () => {
     s.close();
   });
 
+  it('splits the slow half evenly between slow merchants: one slow merchant’s backlog does not keep another out', async () => {
+    const s = shares({ capacity: 40, sweepIntervalMs: 10 });
+    const settled = async (p: Admission | Promise<Admission>) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5))]);
+    run(s.admit('b')).release(1500); // b's endpoint is slow (mean 1.5 s)
+    run(s.admit('a')).release(1500); // and so is a's
+    await new Promise((resolve) => setTimeout(resolve, 30)); // a sweep counts them: 2 slow merchants
+    run(s.admit('a')); // a's slow share: 1 in flight
+    // Alone, a could keep what its slot gets through in 30 s (20); with b slow too, its even part of
+    // the slow half (20 / 2 = 10, its slot included).
+    const aWaiting = Array.from({ length: 9 }, () => s.admit('a'));
+    expect(await Promise.all(aWaiting.map(settled))).toEqual(Array(9).fill('waiting'));
+    expect(s.admit('a')).toEqual({ kind: 'throttle' });
+    // b gets the same part.
+    run(s.admit('b'));
+    const bWaiting = Array.from({ length: 9 }, () => s.admit('b'));
+    expect(await Promise.all(bWaiting.map(settled))).toEqual(Array(9).fill('waiting'));
+    expect(s.admit('b')).toEqual({ kind: 'throttle' });
+    s.close();
+  });
+
+  it('trims a slow merchant’s backlog to its even part once another merchant turns slow', async () => {
+    const s = shares({ capacity: 40, sweepIntervalMs: 10 });
+    const settled = async (p: Admission | Promise<Admission>) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5))]);
+    run(s.admit('a')).release(1500);
+    await new Promise((resolve) => setTimeout(resolve, 30)); // a is the only slow merchant
+    run(s.admit('a'));
+    const aWaiting = Array.from({ length: 19 }, () => s.admit('a')); // 20 (the slow half) less its slot
+    expect(await Promise.all(aWaiting.map(settled))).toEqual(Array(19).fill('waiting'));
+    expect(s.admit('b')).toMatchObject({ kind: 'run' }); // b is not slow yet: its fast share is untouched
+    run(s.admit('c')).release(1500); // c turns slow
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the next sweep
+    const outcomes = await Promise.all(aWaiting.map(settled));
+    // a keeps its oldest 9 waiting; its 10 newest go to the throttle queue (not attempts).
+    expect(outcomes).toEqual([...Array(9).fill('waiting'), ...Array(10).fill({ kind: 'throttle' })]);
+    expect(s.admit('c')).toMatchObject({ kind: 'run' });
+    s.close();
+  });
+
   it('treats a merchant as slow as soon as one HTTP attempt has been waiting longer than slowAfterMs', () => {
     const s = shares();
     const slot = run(s.admit('a'));

@@ -9,8 +9,10 @@
  * - more of its messages wait here, in order, for its next free slot: any number while its
  *   endpoint is fast (each holds a prefetch slot for milliseconds); while it is slow, as many as
  *   its slots get through in `horizonMs` (the longest throttle wait, so its slots never idle
- *   between two returns from the throttle queue), and only while slow merchants together hold less
- *   than half of `capacity` (the prefetch): the other half is always there for everyone else;
+ *   between two returns from the throttle queue), but no more than its part of the slow half
+ *   (below) split evenly between the merchants slow now, and only while slow merchants together
+ *   hold less than half of `capacity` (the prefetch): the other half is always there for everyone
+ *   else, and one slow merchant's backlog never keeps another slow merchant out of the slow half;
  * - otherwise the message is throttled: handed to a RabbitMQ throttle queue that brings it back
  *   later, not counted as an attempt. So a slow merchant's backlog waits in the broker, never in
  *   front of anyone else's messages.
@@ -60,6 +62,8 @@ export class MerchantShares {
   private closed = false;
   /** Messages held for slow merchants (running and waiting); recounted by every sweep. */
   private slowHeld = 0;
+  /** Merchants whose endpoint is slow; counted by every sweep. */
+  private slowMerchants = 0;
   private readonly now: () => number;
 
   constructor(private readonly opts: MerchantSharesOptions) {
@@ -127,9 +131,10 @@ export class MerchantShares {
   }
 
   private sweep(): void {
+    const slow = [...this.shares.values()].filter((share) => this.isSlow(share));
+    this.slowMerchants = slow.length;
     let held = 0;
-    for (const share of this.shares.values()) {
-      if (!this.isSlow(share)) continue;
+    for (const share of slow) {
       const excess = share.waiting.length - this.waitingLimit(share);
       if (excess > 0) for (const resolve of share.waiting.splice(-excess)) resolve({ kind: 'throttle' });
       held += share.running.size + share.waiting.length;
@@ -137,10 +142,15 @@ export class MerchantShares {
     this.slowHeld = held;
   }
 
-  /** A slow merchant's local backlog: what its slots get through within the horizon. */
+  /**
+   * A slow merchant's local backlog: what its slots get through within the horizon, within its even
+   * part of the slow half (less its slots), and never less than its slots.
+   */
   private waitingLimit(share: Share): number {
     const cap = this.opts.slowPerMerchant;
-    return Math.max(cap, Math.floor((cap * this.opts.horizonMs) / Math.max(share.meanMs ?? this.opts.horizonMs, 1)));
+    const horizon = Math.floor((cap * this.opts.horizonMs) / Math.max(share.meanMs ?? this.opts.horizonMs, 1));
+    const evenPart = Math.floor(this.opts.capacity / 2 / Math.max(this.slowMerchants, 1)) - cap;
+    return Math.max(cap, Math.min(horizon, evenPart));
   }
 
   private isSlow(share: Share): boolean {
