@@ -32,3 +32,24 @@ function hidePassword(message: string, databaseUrl: string): string {
     return message;
   }
 }
+
+/**
+ * `--amount -10` as `--amount=-10`: node's parseArgs refuses an option's value that starts with a
+ * dash ("argument is ambiguous"), and a signed amount is the one value here that does. Only a
+ * negative number right after an option that takes a value is joined; anything else is left to
+ * parseArgs as it is.
+ */
+export function joinNegativeValues(argv: readonly string[], valueOptions: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (valueOptions.has(arg.replace(/^--/, '')) && arg.startsWith('--') && next !== undefined && /^-[0-9.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { connectClient, createPool, databaseName } from '@dw/db';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
 import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
-import { CliFailure, UsageError, databaseUrlFrom, reportFailure } from './cli-support';
+import { CliFailure, UsageError, databaseUrlFrom, joinNegativeValues, reportFailure } from './cli-support';
 
 export const MERCHANT_HELP = `Usage: merchant create --name <name> [--credit-limit <amount>]
        merchant rotate-token --merchant <merchantId>
@@ -33,8 +33,8 @@ set-credit-limit  the limit of one currency (--currency), or the default of ever
               without its own; prints {"merchantId","currency"|null,"creditLimit"}. Lowering it
               moves no money: new withdraws are refused while available is below -limit.
 adjust-balance  an operator's correction: one ledger entry moving --amount (signed: + adds to
-              available, - takes from it) between available and the platform's adjustments
-              account (write a negative one as --amount=-10), with --reason, --reference (the same reference again answers the same
+              available, - takes from it; --amount -10 and --amount=-10 alike) between available
+              and the platform's adjustments account, with --reason, --reference (the same reference again answers the same
               entry, "replayed":true; with other values it is refused) and --actor (default: this
               OS user@host). Refused when it would take available below -creditLimit. Prints
               {"merchantId","entry":{…the statement's entry…},"replayed":false}.
@@ -121,24 +121,23 @@ function defaultActor(): string {
   return `${user}@${os.hostname()}`.slice(0, 200);
 }
 
+const OPTIONS = {
+  name: { type: 'string' },
+  merchant: { type: 'string' },
+  overlap: { type: 'string' },
+  'credit-limit': { type: 'string' },
+  limit: { type: 'string' },
+  currency: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
+  reference: { type: 'string' },
+  actor: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, o]) => (o.type === 'string' ? [name] : [])));
+
 function parseCommand(argv: string[]): Command | 'help' {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      name: { type: 'string' },
-      merchant: { type: 'string' },
-      overlap: { type: 'string' },
-      'credit-limit': { type: 'string' },
-      limit: { type: 'string' },
-      currency: { type: 'string' },
-      amount: { type: 'string' },
-      reason: { type: 'string' },
-      reference: { type: 'string' },
-      actor: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseArgs({ args: joinNegativeValues(argv, VALUE_OPTIONS), options: OPTIONS, allowPositionals: true });
   if (values.help) return 'help';
   const [command, ...extra] = positionals;
   if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`);

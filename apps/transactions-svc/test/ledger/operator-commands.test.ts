@@ -89,6 +89,19 @@ describe('merchant adjust-balance', () => {
     expect(other.stderr).toContain('reference ref-1 was used');
   });
 
+  it('takes a negative amount as its own argument, as the usage writes it (--amount -2.50)', async () => {
+    const m = await ledger.merchant();
+    await adjust(m, '10', 'in');
+    const res = await merchantCli('adjust-balance', '--merchant', m, '--currency', 'USD', '--amount', '-2.50', '--reason', 'fee', '--reference', 'fee-1');
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(oneJsonLine(res.stdout).entry).toMatchObject({ change: { available: '-2.50' }, available: '7.50', reference: 'fee-1' });
+    // A negative limit is refused for what it is, not as a misread option.
+    const limit = await merchantCli('set-credit-limit', '--merchant', m, '--limit', '-1');
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toMatch(/--limit must be/);
+  });
+
   it('refuses an adjustment that would take available below -creditLimit, and allows one down to it', async () => {
     const m = await ledger.merchant('5');
     await adjust(m, '10', 'in');
