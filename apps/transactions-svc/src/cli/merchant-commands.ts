@@ -144,7 +144,8 @@ function parseCommand(argv: string[]): Command | 'help' {
   if (command === 'create') {
     const name = values.name?.trim();
     if (!name) throw new UsageError('create needs --name <name>');
-    if (name.length > MAX_NAME) throw new UsageError(`--name is longer than ${MAX_NAME} characters`);
+    // Printable as the API's text fields are (no control characters): the name is shown in logs and pages.
+    if (name.length > MAX_NAME || !PRINTABLE.test(name)) throw new UsageError(`--name must be 1–${MAX_NAME} printable characters`);
     const flag = values['credit-limit']?.trim();
     const creditLimit = flag === undefined ? '0' : matching(flag, LIMIT, 'credit-limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
     return { run: (db) => createMerchant(db, name, creditLimit), rotatesToken: false };
