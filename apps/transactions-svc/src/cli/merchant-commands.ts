@@ -59,7 +59,7 @@ export type MerchantCliHooks = {
 type Command = { run(db: pg.Pool): Promise<object | null>; merchantId?: string; rotatesToken: boolean };
 
 const LIMIT = /^[0-9]{1,18}(\.[0-9]{1,8})?$/;
-const SIGNED_AMOUNT = /^-?(?=[0-9.]*[1-9])[0-9]{1,18}(\.[0-9]{1,8})?$/;
+const SIGNED_AMOUNT = /^[+-]?(?=[0-9.]*[1-9])[0-9]{1,18}(\.[0-9]{1,8})?$/;
 const CURRENCY = /^[A-Z0-9]{3,10}$/;
 const PRINTABLE = new RegExp(PRINTABLE_PATTERN, 'u');
 
@@ -98,7 +98,8 @@ function moneyCommand(command: string, values: Values): Command {
     return { run: (db) => setCreditLimit(db, merchantId, limit, currency), rotatesToken: false };
   }
   const currency = matching(required(currencyFlag, 'currency <CUR>', command), CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
-  const amount = matching(required(str(values, 'amount'), 'amount <signed amount>', command), SIGNED_AMOUNT, 'amount', 'a signed decimal amount, not zero, like 25.00 or -10');
+  // `+10` is `10`: the sign is dropped before the amount is stored or compared with a replay's.
+  const amount = matching(required(str(values, 'amount'), 'amount <signed amount>', command), SIGNED_AMOUNT, 'amount', 'a signed decimal amount, not zero, like 25.00 or -10').replace(/^\+/, '');
   const reason = text(str(values, 'reason'), 'reason', command, 500);
   const reference = text(str(values, 'reference'), 'reference', command, 128);
   const actor = str(values, 'actor') === undefined ? defaultActor() : text(str(values, 'actor'), 'actor', command, 200);

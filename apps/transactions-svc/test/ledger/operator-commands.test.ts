@@ -89,13 +89,17 @@ describe('merchant adjust-balance', () => {
     expect(other.stderr).toContain('reference ref-1 was used');
   });
 
-  it('takes a negative amount as its own argument, as the usage writes it (--amount -2.50)', async () => {
+  it('takes a signed amount as its own argument, as the usage writes it (--amount -2.50, --amount +1.25)', async () => {
     const m = await ledger.merchant();
     await adjust(m, '10', 'in');
     const res = await merchantCli('adjust-balance', '--merchant', m, '--currency', 'USD', '--amount', '-2.50', '--reason', 'fee', '--reference', 'fee-1');
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(oneJsonLine(res.stdout).entry).toMatchObject({ change: { available: '-2.50' }, available: '7.50', reference: 'fee-1' });
+    // An explicit plus sign is a credit, and the same as no sign for a replay.
+    const plus = await merchantCli('adjust-balance', '--merchant', m, '--currency', 'USD', '--amount', '+1.25', '--reason', 'refund', '--reference', 'refund-1');
+    expect(oneJsonLine(plus.stdout)).toMatchObject({ entry: { change: { available: '1.25' }, available: '8.75' }, replayed: false });
+    expect(oneJsonLine((await adjust(m, '1.25', 'refund-1', 'refund')).stdout)).toMatchObject({ replayed: true });
     // A negative limit is refused for what it is, not as a misread option.
     const limit = await merchantCli('set-credit-limit', '--merchant', m, '--limit', '-1');
     expect(limit.code).toBe(2);
