@@ -6,45 +6,29 @@
  * { perSecond, ok, other, p50, p99 } where ok counts 2xx answers and latencies are per request.
  */
 import { Pool } from 'undici';
-import { reportLoad, type LoadCount } from './load-report';
+import { createSender, reportLoad, type LoadCount } from './load-report';
 
 async function main(): Promise<LoadCount> {
   const [origin, connectionsArg, secondsArg, tokenArg, kind = 'deposit'] = process.argv.slice(2);
-  const tokens = tokenArg ? tokenArg.split(',') : [];
-  const path = kind === 'withdraw' ? '/api/createWithdraw' : '/api/createDeposit';
-  const body = (orderId: string) =>
-    JSON.stringify(kind === 'withdraw' ? { amount: '0.01', currency: 'USD', orderId, destination: 'acct-bench' } : { amount: '1.00', currency: 'USD', orderId });
   const connections = Number(connectionsArg);
   const seconds = Number(secondsArg);
   const pool = new Pool(origin!, { connections, pipelining: 1 });
-  const latencies: number[] = [];
-  let ok = 0;
-  let other = 0;
+  const { send, count } = createSender(pool, {
+    tokens: tokenArg ? tokenArg.split(',') : [],
+    kind: kind === 'withdraw' ? 'withdraw' : 'deposit',
+    tag: `load-${process.pid}`,
+  });
   let seq = 0;
   const start = performance.now();
   const end = start + seconds * 1000;
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const sent = performance.now();
-        try {
-          const n = ++seq;
-          const headers: Record<string, string> = { 'content-type': 'application/json' };
-          if (tokens.length) headers.serviceApiToken = tokens[n % tokens.length]!;
-          const res = await pool.request({ path, method: 'POST', headers, body: body(`load-${process.pid}-${n}`) });
-          await res.body.dump();
-          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
-          else other++;
-        } catch {
-          other++;
-        }
-        latencies.push(performance.now() - sent);
-      }
+      while (performance.now() < end) await send(++seq);
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
-  return { ok, other, latencies, seconds: elapsed };
+  return { ...count, seconds: elapsed };
 }
 
 reportLoad(main);

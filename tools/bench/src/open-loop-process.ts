@@ -7,50 +7,29 @@
  * load-process.ts does, latencies per request.
  */
 import { Pool } from 'undici';
-import { reportLoad, type LoadCount } from './load-report';
+import { createSender, reportLoad, type LoadCount } from './load-report';
 
 async function main(): Promise<LoadCount> {
   const [origin, rateArg, secondsArg, token] = process.argv.slice(2);
   const rate = Number(rateArg);
   const seconds = Number(secondsArg);
   const pool = new Pool(origin!, { connections: 200, pipelining: 1 });
-  const latencies: number[] = [];
+  const { send, count } = createSender(pool, { tokens: token ? [token] : [], kind: 'deposit', tag: `open-${process.pid}` });
   const inflight = new Set<Promise<void>>();
-  let ok = 0;
-  let other = 0;
   let sent = 0;
-  const send = (n: number) => {
-    const at = performance.now();
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (token) headers.serviceApiToken = token;
-    const request = pool
-      .request({ path: '/api/createDeposit', method: 'POST', headers, body: JSON.stringify({ amount: '1.00', currency: 'USD', orderId: `open-${process.pid}-${n}` }) })
-      .then(
-        async (res) => {
-          await res.body.dump();
-          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
-          else other++;
-        },
-        () => {
-          other++;
-        },
-      )
-      .finally(() => {
-        latencies.push(performance.now() - at);
-        inflight.delete(request);
-      });
-    inflight.add(request);
-  };
   const start = performance.now();
   while (performance.now() - start < seconds * 1000) {
     const due = Math.floor(((performance.now() - start) / 1000) * rate);
-    while (sent < due) send(++sent);
+    while (sent < due) {
+      const request = send(++sent).finally(() => inflight.delete(request));
+      inflight.add(request);
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
   await Promise.all(inflight);
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
-  return { ok, other, latencies, seconds: elapsed };
+  return { ...count, seconds: elapsed };
 }
 
 reportLoad(main);
