@@ -3,9 +3,9 @@
 //   npm run broker:leftovers                     every test prefix none of whose queues has a consumer
 //   node scripts/broker-leftovers.mjs PREFIX...  everything under these prefixes (a run's own, on exit)
 //
-// Every test declares its broker objects under a prefix of its own: `e2e.<label>_<8 hex>.`,
-// `test.<label>.<8 hex>.`, `test.callback-svc.<label>.<8 hex>.`, the bench's same-work baseline's
-// `bench_samework_<8 hex>.`, the image test's `img<digits>.`.
+// Every test run (the benchmark's and the image test's too) declares its broker objects under a
+// prefix of its own, `test.<label>.<8 hex>.`, from testPrefix() in libs/testing (the image test
+// writes the same shape in shell); test-prefix-pattern.mjs matches it.
 // A test that ends deletes them; one killed mid-run (a benchmark stopped by hand, a CI run that
 // timed out) does not, and its quorum queues (each a Raft member the broker keeps ticking) add up
 // on a machine whose broker outlives many runs. A prefix none of whose queues has a consumer
@@ -16,8 +16,7 @@
 // over AMQP_URL (default guest@127.0.0.1:5672). Prints one line.
 import { execFileSync } from 'node:child_process';
 import amqp from 'amqplib';
-
-const TEST_PREFIX = /^((?:e2e|test)\.(?:[^.]+\.)*?[^.]*[0-9a-f]{8}\.|bench_[^.]*[0-9a-f]{8}\.|img[0-9]+\.)/;
+import { TEST_PREFIX } from './test-prefix-pattern.mjs';
 
 const list = (what, columns) =>
   execFileSync('rabbitmqctl', [what, '-q', '--no-table-headers', ...columns], { encoding: 'utf8' })

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig } from '@dw/config';
 import { callbackTopology, deleteTopology, messagingNames, type AmqpConnection } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
+import { testPrefix } from '@dw/testing';
 import { connect } from 'amqplib';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
@@ -12,7 +12,7 @@ import { createPool } from '@dw/db';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 // SELECT 1 needs no tables: the maintenance database serves, and this file creates none of its own.
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const prefix = `test.callback-svc.${randomBytes(4).toString('hex')}.`;
+const prefix = testPrefix('callback-svc.app');
 const config = loadCallbackConfig({
   AMQP_URL,
   AMQP_PREFIX: prefix,

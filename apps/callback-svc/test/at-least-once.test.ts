@@ -6,10 +6,10 @@
  */
 import type { CallbackConfig } from '@dw/config';
 import { metricsRegistry } from '@dw/telemetry';
-import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type TcpProxy } from '@dw/testing';
+import { type CallbackReceiver, startCallbackReceiver, startTcpProxy, type TcpProxy, testPrefix } from '@dw/testing';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
-import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
+import { startService, testConfig, TestPublisher, type RunningService } from './support/service';
 
 const OUTAGE_MS = 600;
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   db = await createTestDatabase('at_least_once');
   amqpProxy = await startTcpProxy('127.0.0.1', 5672);
   pgProxy = await startTcpProxy('127.0.0.1', 5432);
-  const prefix = testPrefix('at-least-once');
+  const prefix = testPrefix('callback-svc.at-least-once');
   config = testConfig(prefix, db.url.replace('127.0.0.1:5432', pgProxy.address), { AMQP_URL: `amqp://guest:guest@${amqpProxy.address}` });
   service = await startService(config);
   publisher = await TestPublisher.open(prefix);

@@ -5,12 +5,12 @@
  * sweeper finds its delivery unseen for too long and publishes it again, and it is delivered once.
  */
 import { MERCHANT_HEADER, messagingNames } from '@dw/messaging';
-import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type TcpProxy } from '@dw/testing';
+import { type CallbackReceiver, startCallbackReceiver, startTcpProxy, type TcpProxy, testPrefix } from '@dw/testing';
 import type { CallbackConfig } from '@dw/config';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
-import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './support/service';
+import { startService, testConfig, TestPublisher, type RunningService } from './support/service';
 
 let db: TestDatabase;
 let direct: Pool;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   db = await createTestDatabase('parking');
   direct = new Pool({ connectionString: db.url, max: 2 });
   pgProxy = await startTcpProxy('127.0.0.1', 5432);
-  config = testConfig(testPrefix('parking'), db.url.replace('127.0.0.1:5432', pgProxy.address), {
+  config = testConfig(testPrefix('callback-svc.parking'), db.url.replace('127.0.0.1:5432', pgProxy.address), {
     CALLBACK_DELIVERY_LIMIT: '2',
     CALLBACK_SWEEP_INTERVAL_MS: '300',
     CALLBACK_SWEEP_AFTER_MS: '2000',

@@ -9,11 +9,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startCallbackReceiver, startTcpProxy, type CallbackReceiver } from '@dw/testing';
+import { type CallbackReceiver, startCallbackReceiver, startTcpProxy, testPrefix } from '@dw/testing';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
-import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
+import { AMQP_URL, TestPublisher } from './support/service';
 import { ATTEMPT_HEADER, messagingNames } from '@dw/messaging';
 
 const APP_DIR = path.join(__dirname, '..');
@@ -29,7 +29,7 @@ let receiver: CallbackReceiver;
 let child: ChildProcess;
 let exited: Promise<number | null>;
 let output = '';
-const prefix = testPrefix('process');
+const prefix = testPrefix('callback-svc.process');
 
 /** Bundles the service with the repository's own app bundler, as `npm run build` does, into BUILD_DIR/dist. */
 function build(): void {

@@ -5,13 +5,14 @@
  * retry scheduled and its claim let go, and exits 0 within the budget. Another instance then
  * delivers every one of those events as its retry, at once (not after the claim's lease).
  */
+import { testPrefix } from '@dw/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { buildService, freePort, startServiceProcess, type BuiltService, type ServiceProcess } from './support/built-process';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { deliveryOf, eventually, insertEvent, insertMerchant, type TestEvent } from './support/fixtures';
-import { AMQP_URL, testPrefix, TestPublisher } from './support/service';
+import { AMQP_URL, TestPublisher } from './support/service';
 
 const SHUTDOWN_TIMEOUT_MS = 6_000;
 /** Far longer than the shutdown budget: the sends in flight cannot simply be waited for. */
@@ -28,7 +29,7 @@ let endpoint: http.Server;
 let answering = false;
 const received: string[] = [];
 const processes: ServiceProcess[] = [];
-const prefix = testPrefix('shutdown');
+const prefix = testPrefix('callback-svc.shutdown');
 
 async function startInstance(): Promise<ServiceProcess> {
   const service = startServiceProcess(build, await freePort(), {

@@ -1,13 +1,13 @@
 /** Test support: a private prefix per test file, a raw admin connection, cleanup and a broker-side kill switch. */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import { testPrefix } from '@dw/testing';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { deleteTopology, type MessagingLogger, type Topology } from '../src';
 
 export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
-export const uniquePrefix = (label: string) => `test.${label}.${randomBytes(4).toString('hex')}.`;
+export const uniquePrefix = (label: string) => testPrefix(label);
 
 /** A logger that remembers what it was told, so tests can check that state changes are logged. */
 export function recordingLogger(): MessagingLogger & { lines: Array<{ level: string; msg: string }> } {

@@ -11,6 +11,7 @@ import amqp from 'amqplib';
 import { serviceNodeOptions } from '@dw/config';
 import { SERVICE_V8_FLAGS } from '@dw/config/v8-flags';
 import { createTestDatabase } from '@dw/db/testing';
+import { testPrefix } from '@dw/testing';
 import { callbackTopology, deleteTopology } from '@dw/messaging';
 import { AMQP_URL } from '../../e2e/test/support/stack';
 import type { Arrival } from './receiver-process';
@@ -203,7 +204,7 @@ export interface SameWork extends Baseline {
  */
 export async function startSameWork(id: string, callbackUrl: string): Promise<SameWork> {
   const db = await createTestDatabase(`bench_samework_${id}`);
-  const prefix = `bench_samework_${id}.`;
+  const prefix = testPrefix('bench.samework', id);
   const { child, first } = await forkReady<{ url: string; token: string }>('same-work-server.ts', [db.url, AMQP_URL, prefix, callbackUrl], AS_SERVICES);
   return {
     url: first.url,

@@ -43,7 +43,7 @@ function summarise(spans: SpanRecord[], creates: number): { rows: Row[]; spans: 
   const groups = new Map<string, number[]>();
   for (const s of spans) {
     // Names carry the stack's own database and AMQP prefix; drop them so the list reads the same each run.
-    const key = `${s.service} ${s.name.replace(/dw_e2e_\w+/g, '<db>').replace(/e2e\.[\w]+\./g, '<prefix>.')}`;
+    const key = `${s.service} ${s.name.replace(/dw_e2e_\w+/g, '<db>').replace(/test\.e2e\.\w+\.[0-9a-f]{8}\./g, '<prefix>.')}`;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key)!.push(s.durationMs);
   }

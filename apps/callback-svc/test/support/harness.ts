@@ -4,9 +4,9 @@
  * beforeAll and torn down in afterAll. Fields are filled in once beforeAll has run.
  */
 import type { CallbackConfig } from '@dw/config';
-import { startCallbackReceiver, type CallbackReceiver } from '@dw/testing';
+import { type CallbackReceiver, startCallbackReceiver, testPrefix } from '@dw/testing';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
-import { startService, testConfig, testPrefix, TestPublisher, type RunningService } from './service';
+import { startService, testConfig, TestPublisher, type RunningService } from './service';
 
 export interface Harness {
   db: TestDatabase;
@@ -20,7 +20,7 @@ export function useHarness(label: string, env: Record<string, string> = {}): Har
   const h = {} as Harness;
   beforeAll(async () => {
     h.db = await createTestDatabase(label.replace(/-/g, '_'));
-    h.config = testConfig(testPrefix(label), h.db.url, env);
+    h.config = testConfig(testPrefix(`callback-svc.${label}`), h.db.url, env);
     h.service = await startService(h.config);
     h.publisher = await TestPublisher.open(h.config.amqpPrefix);
     h.receiver = await startCallbackReceiver();

@@ -3,7 +3,6 @@
  * topology, the delivery consumer), on a per-file queue prefix, plus a publisher that sends events
  * the way the outbox relay does.
  */
-import { randomBytes } from 'node:crypto';
 import { loadCallbackConfig, type CallbackConfig } from '@dw/config';
 import { createPool } from '@dw/db';
 import { callbackTopology, deleteTopology, MANUAL_ROUTING_PREFIX, messagingNames, type AmqpConnection } from '@dw/messaging';
@@ -14,10 +13,6 @@ import { createBrokerConnection } from '../../src/broker';
 import { consumeDeliveries, type DeliveryConsumer } from '../../src/delivery-consumer';
 
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
-
-export function testPrefix(label: string): string {
-  return `test.callback-svc.${label}.${randomBytes(4).toString('hex')}.`;
-}
 
 /** The service's config for a test: short retries, a short timeout, private hosts allowed. */
 export function testConfig(prefix: string, databaseUrl: string, env: Record<string, string> = {}): CallbackConfig {

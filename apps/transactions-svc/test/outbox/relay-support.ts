@@ -3,8 +3,8 @@
  * prefixed events exchange to watch what the relay publishes, relays on their own connections,
  * and a cleanup that deletes every queue and exchange the file made.
  */
-import { randomBytes } from 'node:crypto';
 import { AmqpConnection, callbackTopology, deleteTopology as deleteTopologyOf, messagingNames } from '@dw/messaging';
+import { testPrefix } from '@dw/testing';
 import { connect, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import pino from 'pino';
 import { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from '../../src/outbox/outbox-relay';
@@ -14,7 +14,7 @@ export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:56
 export const RETRY_DELAYS_MS = [1000];
 export const silent = pino({ level: process.env.OUTBOX_TEST_LOG ?? 'silent' });
 
-export const uniquePrefix = (label: string) => `test.outbox-${label}.${randomBytes(4).toString('hex')}.`;
+export const uniquePrefix = (label: string) => testPrefix(`outbox-${label}`);
 
 export interface Observer {
   messages: ConsumeMessage[];

@@ -10,7 +10,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { DEFAULT_AMQP_URL, loadCallbackConfig, serviceNodeOptions } from '@dw/config';
 import { callbackTopology, deleteTopology, mergeTopologies, tokenTopology } from '@dw/messaging';
-import { dropTestDatabase } from '@dw/testing';
+import { dropTestDatabase, testPrefix } from '@dw/testing';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -134,7 +134,8 @@ export async function waitFor(url: string, status = 200, timeoutMs = 30_000): Pr
 }
 
 export async function startStack(label: string, overrides: Record<string, string> = {}): Promise<Stack> {
-  const id = `${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const hex = randomBytes(4).toString('hex');
+  const id = `${label.replace(/\W/g, '_')}_${hex}`;
   const ports = {} as Record<ServiceName, number>;
   for (const name of Object.keys(PORT_ENV) as ServiceName[]) ports[name] = await freePort();
   const env: Record<string, string> = {
@@ -147,7 +148,7 @@ export async function startStack(label: string, overrides: Record<string, string
     LOG_LEVEL: 'warn',
     DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/dw_e2e_${id}`,
     AMQP_URL,
-    AMQP_PREFIX: `e2e.${id}.`,
+    AMQP_PREFIX: testPrefix(`e2e.${label.replace(/\W/g, '_')}`, hex),
     ADMIN_TOKEN,
     INTERNAL_AUTH_SECRETS: INTERNAL_AUTH_SECRET,
     // Every test request comes from 127.0.0.1; tests of the per-address limit set their own.
