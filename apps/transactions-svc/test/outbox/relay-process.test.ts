@@ -1,5 +1,5 @@
 import { ConfigError } from '@dw/config';
-import { messagingNames } from '@dw/messaging';
+import { callbackTopology, messagingNames } from '@dw/messaging';
 import { connect } from 'amqplib';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
 import { outboxRelayProcess } from '../../src/outbox/relay-process';
@@ -29,14 +29,16 @@ describe('the relay as transactions-svc starts it', () => {
     const relay = outboxRelayProcess(config(), silent, { CALLBACK_RETRY_DELAYS_MS: '1000' });
     relay.start();
     const names = messagingNames(prefix);
+    // Every queue of it, the 1 s retry queue included: the relay declares them one by one.
+    const topology = callbackTopology({ prefix, retryDelaysMs: [1000] });
+    expect(topology.queues.map((q) => q.name)).toContain(names.retryQueue(1000));
     const connection = await connect(AMQP_URL);
     try {
-      await waitUntil('the delivery queue bound to tx.events', async () => {
+      await waitUntil('every queue of the topology, and tx.events', async () => {
         const channel = await connection.createChannel();
         channel.on('error', () => undefined);
         try {
-          await channel.checkQueue(names.retryQueue(1000));
-          await channel.checkQueue(names.deliverQueue);
+          for (const q of topology.queues) await channel.checkQueue(q.name);
           await channel.checkExchange(names.eventsExchange);
           await channel.close();
           return true;
@@ -44,6 +46,12 @@ describe('the relay as transactions-svc starts it', () => {
           return false;
         }
       });
+      // RabbitMQ 3.10 starts a dead-letter worker for each of these quorum queues as it is declared;
+      // deleting the queue before that worker has looked it up crash-loops the worker until its
+      // supervisor gives up, and every at-least-once queue of the broker then stops dead-lettering
+      // (docs/operations.md, 541 INTERNAL_ERROR). Seen in CI when afterAll deleted this topology
+      // while the relay was still declaring it. So the queues live a moment before afterAll.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     } finally {
       await connection.close();
       await relay.stop();
