@@ -234,20 +234,52 @@ export function tokenTopology(prefix: string): Topology {
  */
 export async function assertTopology(channel: Channel, topology: Topology): Promise<void> {
   for (const e of topology.exchanges) await channel.assertExchange(e.name, e.type, e.options);
-  for (const q of topology.queues) await channel.assertQueue(q.name, q.options);
+  for (const q of topology.queues) {
+    if (hasDeadLetterWorker(q)) declaredAt.set(q.name, Date.now());
+    await channel.assertQueue(q.name, q.options);
+  }
   for (const b of topology.bindings) await channel.bindQueue(b.queue, b.exchange, b.routingKey);
   // Unbinding what does not exist is a no-op for RabbitMQ, so this is idempotent too.
   for (const b of topology.unbindings ?? []) await channel.unbindQueue(b.queue, b.exchange, b.routingKey);
 }
 
 /**
+ * How long a queue with at-least-once dead-lettering must have existed before deleteTopology
+ * deletes it. RabbitMQ 3.10 starts a dead-letter worker for such a queue once it is declared; a
+ * queue deleted before its worker has looked it up crash-loops that worker (`{badmatch,{error,
+ * not_found}}` in rabbit_fifo_dlx_worker) until rabbit_fifo_dlx_sup gives up, whatever its restart
+ * intensity, and every such queue of the broker then stops dead-lettering: retries never return
+ * (docs/operations.md, 541 INTERNAL_ERROR). Seen when a test's teardown deleted the queues a relay
+ * was still declaring; a second is far beyond the milliseconds the worker needs.
+ */
+export const DEAD_LETTER_WORKER_SETTLE_MS = 1000;
+
+/** When this process last asked to declare each queue that has a dead-letter worker (queue name → ms). */
+const declaredAt = new Map<string, number>();
+
+const hasDeadLetterWorker = (q: QueueSpec) => q.options.arguments?.['x-dead-letter-strategy'] === 'at-least-once';
+
+/**
  * Deletes every queue and exchange of `topology`, the inverse of assertTopology: for tests and
  * benchmarks that declared their own under a private prefix. Deleting a name that does not exist
  * is a no-op for RabbitMQ. Messages in the queues are lost with them: never point it at a prefix in use.
+ *
+ * It first lets every queue with a dead-letter worker live DEAD_LETTER_WORKER_SETTLE_MS, counted
+ * from when this process last declared it. A queue this process did not declare (another process
+ * did, say the services of an end-to-end stack) is given that long from now, as the broker cannot
+ * say how old a queue is.
  */
 export async function deleteTopology(channel: Channel, topology: Topology): Promise<void> {
+  await settleDeadLetterWorkers(topology.queues.filter(hasDeadLetterWorker));
   for (const q of topology.queues) await channel.deleteQueue(q.name);
   for (const e of topology.exchanges) await channel.deleteExchange(e.name);
+}
+
+async function settleDeadLetterWorkers(queues: QueueSpec[]): Promise<void> {
+  const now = Date.now();
+  const until = Math.max(now, ...queues.map((q) => (declaredAt.get(q.name) ?? now) + DEAD_LETTER_WORKER_SETTLE_MS));
+  if (until > now) await new Promise((resolve) => setTimeout(resolve, until - now));
+  for (const q of queues) declaredAt.delete(q.name);
 }
 
 /** Both topologies in one, for a process that needs several (assertion order is kept). */

@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel } from 'amqplib';
-import { ATTEMPT_HEADER, assertTopology, attemptOf, callbackTopology, MANUAL_ROUTING_PREFIX, messagingNames } from '../src';
+import { ATTEMPT_HEADER, assertTopology, attemptOf, callbackTopology, DEAD_LETTER_WORKER_SETTLE_MS, deleteTopology, MANUAL_ROUTING_PREFIX, messagingNames } from '../src';
 import { collect, deleteAll, openAdmin, uniquePrefix, waitUntil } from './support';
 
 describe('messagingNames', () => {
@@ -198,5 +198,74 @@ describe('assertTopology on the broker', () => {
         await channel.cancel(tag);
       }
     });
+  });
+});
+
+describe('deleteTopology', () => {
+  // Each case waits a few hundred milliseconds before deleting, so that even a broken guard never
+  // deletes a queue within the milliseconds its dead-letter worker needs (the crash it prevents).
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const exists = async (queue: string) => {
+    const { connection, channel } = await openAdmin();
+    channel.on('error', () => undefined);
+    try {
+      await channel.checkQueue(queue);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  };
+
+  it(`lets a queue with a dead-letter worker live ${DEAD_LETTER_WORKER_SETTLE_MS} ms after this process declared it, then deletes everything`, async () => {
+    const topology = callbackTopology({ prefix: uniquePrefix('settle'), retryDelaysMs: [1000] });
+    const withWorker = topology.queues.find((q) => q.options.arguments?.['x-dead-letter-strategy'] === 'at-least-once')!.name;
+    const { connection, channel } = await openAdmin();
+    try {
+      const declaredAt = Date.now();
+      await assertTopology(channel, topology);
+      await sleep(300);
+      const deleting = deleteTopology(channel, topology);
+      await sleep(DEAD_LETTER_WORKER_SETTLE_MS - 500);
+      expect(await exists(withWorker)).toBe(true);
+      await deleting;
+      expect(Date.now() - declaredAt).toBeGreaterThanOrEqual(DEAD_LETTER_WORKER_SETTLE_MS);
+      for (const q of topology.queues) expect(await exists(q.name)).toBe(false);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('deletes at once what this process declared longer ago than that', async () => {
+    const topology = callbackTopology({ prefix: uniquePrefix('settled'), retryDelaysMs: [1000] });
+    const { connection, channel } = await openAdmin();
+    try {
+      await assertTopology(channel, topology);
+      await sleep(DEAD_LETTER_WORKER_SETTLE_MS + 100);
+      const started = Date.now();
+      await deleteTopology(channel, topology);
+      expect(Date.now() - started).toBeLessThan(DEAD_LETTER_WORKER_SETTLE_MS / 2);
+      for (const q of topology.queues) expect(await exists(q.name)).toBe(false);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('gives a queue that another process declared the whole wait, counted from the call (the broker cannot tell its age)', async () => {
+    const topology = callbackTopology({ prefix: uniquePrefix('foreign'), retryDelaysMs: [1000] });
+    const { connection, channel } = await openAdmin();
+    try {
+      // Declared by hand, not through assertTopology: as another process's declaration looks here.
+      for (const e of topology.exchanges) await channel.assertExchange(e.name, e.type, e.options);
+      for (const q of topology.queues) await channel.assertQueue(q.name, q.options);
+      await sleep(300);
+      const started = Date.now();
+      await deleteTopology(channel, topology);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(DEAD_LETTER_WORKER_SETTLE_MS - 5);
+      for (const q of topology.queues) expect(await exists(q.name)).toBe(false);
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -46,12 +46,6 @@ describe('the relay as transactions-svc starts it', () => {
           return false;
         }
       });
-      // RabbitMQ 3.10 starts a dead-letter worker for each of these quorum queues as it is declared;
-      // deleting the queue before that worker has looked it up crash-loops the worker until its
-      // supervisor gives up, and every at-least-once queue of the broker then stops dead-lettering
-      // (docs/operations.md, 541 INTERNAL_ERROR). Seen in CI when afterAll deleted this topology
-      // while the relay was still declaring it. So the queues live a moment before afterAll.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
     } finally {
       await connection.close();
       await relay.stop();
