@@ -44,7 +44,7 @@ export function joinNegativeValues(argv: readonly string[], valueOptions: Readon
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = argv[i + 1];
-    if (valueOptions.has(arg.replace(/^--/, '')) && arg.startsWith('--') && next !== undefined && /^-[0-9.]/.test(next)) {
+    if (arg.startsWith('--') && valueOptions.has(arg.slice(2)) && next !== undefined && /^-[0-9.]/.test(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else {
