@@ -5,11 +5,12 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { mapDatabaseError } from './db-errors';
 import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
+import { DEFAULT_EXPORT_LIMITS, ExportSlots, type ExportLimits } from './domain/export-slots';
 import { balanceRoutes } from './routes/balances';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
 import { endpointHealthRoutes } from './routes/endpoint-health';
-import { DEFAULT_EXPORT_LIMITS, DEFAULT_EXPORT_PAGE_BYTES, exportTransactionRoutes, type ExportSettings } from './routes/export-transactions';
+import { DEFAULT_EXPORT_PAGE_BYTES, exportTransactionRoutes } from './routes/export-transactions';
 import { internalAuthRoutes } from './routes/internal-auth';
 import { redeliverCallbackRoutes } from './routes/redeliver-callbacks';
 import { rotateCallbackSecretRoutes } from './routes/rotate-callback-secret';
@@ -25,8 +26,8 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
   listener?: ListenerSettings;
-  /** The CSV export's pool and bounds (main.ts: its own pool and the EXPORT_* settings); `db` and the defaults when omitted. */
-  exports?: Partial<ExportSettings>;
+  /** The downloads' pool and bounds (main.ts: its own pool and the EXPORT_* settings); `db` and the defaults when omitted. */
+  exports?: { db?: pg.Pool; limits?: ExportLimits; pageBytes?: number };
 }
 
 export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps): FastifyInstance {
@@ -40,20 +41,18 @@ export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps
   // Only the gateway (and the ui, acting for the merchant the gateway authenticated) speaks for a
   // merchant or resolves tokens; the operator API has its own admin token.
   const internalAuth = new InternalAuth(config.internalAuthSecrets);
+  // Downloads (the transactions export, the statement) read on their own pool and share one set of slots.
+  const downloads = { db: exports.db ?? db, slots: new ExportSlots(exports.limits ?? DEFAULT_EXPORT_LIMITS) };
   app.register(async (merchantApi) => {
     requireMerchant(merchantApi, internalAuth);
     createTransactionRoutes(merchantApi, db);
     callbackUrlRoutes(merchantApi, db, config.allowPrivateHosts);
     viewTransactionRoutes(merchantApi, db);
     endpointHealthRoutes(merchantApi, db);
-    exportTransactionRoutes(merchantApi, {
-      db: exports.db ?? db,
-      limits: exports.limits ?? DEFAULT_EXPORT_LIMITS,
-      pageBytes: exports.pageBytes ?? DEFAULT_EXPORT_PAGE_BYTES,
-    });
+    exportTransactionRoutes(merchantApi, { ...downloads, pageBytes: exports.pageBytes ?? DEFAULT_EXPORT_PAGE_BYTES });
     rotateCallbackSecretRoutes(merchantApi, db);
     redeliverCallbackRoutes(merchantApi, db, config.redeliveryMaxSeries);
-    balanceRoutes(merchantApi, db);
+    balanceRoutes(merchantApi, db, downloads);
   });
   operatorRoutes(app, db, config.adminToken);
   app.register(async (gatewayOnly) => {

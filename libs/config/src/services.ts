@@ -153,13 +153,13 @@ export const transactionsSpec = {
     default: 2,
     min: 1,
     max: 100,
-    description: 'CSV exports one merchant may have streaming at once in this process; more answer 429',
+    description: 'downloads (transaction CSVs and statements together) one merchant may have streaming at once in this process; more answer 429',
   }),
   exportConcurrency: int('EXPORT_CONCURRENCY', {
     default: 8,
     min: 1,
     max: 1_000,
-    description: 'CSV exports this process streams at once, every merchant together; more answer 429',
+    description: 'downloads (transaction CSVs and statements) this process streams at once, every merchant together; more answer 429',
   }),
   exportPageBytes: int('EXPORT_PAGE_BYTES', {
     default: 1_048_576,

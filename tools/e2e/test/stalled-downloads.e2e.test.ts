@@ -9,6 +9,8 @@
  *   of the same creates just before (speed is measured, never asserted: docs/benchmarks.md);
  * - the gateway closes every stalled download within 2 minutes, and the whole path lets go of them
  *   (transactions-svc's exports in flight are back to 0, and A can download its CSV in full again).
+ * The same holds for A's statement (its balance history as CSV, 50,000 entries), whose downloads share
+ * the transactions export's slots: while two statements stall, A's list CSV is refused too.
  * Production defaults throughout: the cut-off after 30 s without progress, the export limits, the heap
  * bound. The RSS of each service is sampled every 200 ms and printed.
  */
@@ -93,11 +95,11 @@ interface StalledDownload {
   head: Promise<string>;
 }
 
-/** A CSV download of A's list over a raw socket: its first chunk is read, then the socket is paused for good. */
-function stalledDownload(): Promise<StalledDownload> {
+/** A CSV download of `path` as A over a raw socket: its first chunk is read, then the socket is paused for good. */
+function stalledDownload(path: string): Promise<StalledDownload> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(stack.ports['api-gateway'], '127.0.0.1', () => {
-      socket.write(`GET /ui/viewTransaction HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${a.apiToken}\r\naccept: text/csv\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${a.apiToken}\r\naccept: text/csv\r\n\r\n`);
       const head = new Promise<string>((done) => {
         socket.once('data', (first) => {
           socket.pause();
@@ -131,87 +133,160 @@ async function exportsInFlight(): Promise<number> {
   return Number(line?.split(' ')[1]);
 }
 
+/** Downloads `path` as A's CSV in full; its line count. */
+async function downloadedLines(path: string): Promise<number> {
+  const res = await fetch(`${stack.gateway}${path}`, { headers: { serviceApiToken: a.apiToken, accept: 'text/csv' } });
+  expect(res.status).toBe(200);
+  let lines = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for (const byte of chunk) if (byte === 0x0a) lines++;
+  }
+  return lines;
+}
+
 function p99(samples: number[]): number {
   const sorted = [...samples].sort((x, y) => x - y);
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
 }
 
+interface StallOutcome {
+  counts: Record<string, number>;
+  refused: string[];
+  closedAt: number | undefined;
+  failures: string[];
+  viewerAnswers: number;
+  /** Run while the downloads stall, before any is cut off; its answer's status. */
+  during?: number;
+}
+
+/**
+ * Opens DOWNLOADS stalled downloads of `path` as A while B creates every 250 ms and reads its viewer
+ * every second, until every download is closed and at least 40 s have passed; prints B's figures
+ * beside a baseline of the same creates just before.
+ */
+async function stallDownloads(path: string, label: string, during?: () => Promise<number>): Promise<StallOutcome> {
+  const callB = api(stack, b.apiToken);
+  // The baseline, on the same machine in the same run: B's creates with nothing else going on.
+  const baselineMs: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const t = Date.now();
+    expect((await callB('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: `b-${label}-baseline-${i}` })).status).toBe(201);
+    baselineMs.push(Date.now() - t);
+    await sleep(Math.max(0, 250 - (Date.now() - t)));
+  }
+  const rss = sampleRss();
+  const started = Date.now();
+  const downloads = await Promise.all(Array.from({ length: DOWNLOADS }, () => stalledDownload(path)));
+  await Promise.all(downloads.map((d) => d.status));
+  const duringStatus = await during?.();
+
+  // B keeps working meanwhile: a create every 250 ms, the viewer every second.
+  const createMs: number[] = [];
+  const slow: string[] = [];
+  const failures: string[] = [];
+  let viewerAnswers = 0;
+  let closedAt: number | undefined;
+  const gatewayPort = stack.ports['api-gateway'];
+  const ours = new Set(downloads.map((d) => d.localPort));
+  for (let i = 0; Date.now() - started < CLOSED_WITHIN_MS + 5_000; i++) {
+    const t = Date.now();
+    const res = await callB('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: `b-${label}-${i}` });
+    createMs.push(Date.now() - t);
+    if (Date.now() - t > 500) slow.push(`${Math.round((t - started) / 1000)}s:${Date.now() - t}ms`);
+    if (res.status !== 201) failures.push(`create ${i}: ${res.status}`);
+    if (i % 4 === 0) {
+      const view = await callB('GET', '/ui/viewTransaction?limit=5', undefined, { accept: 'application/json' });
+      if (view.status === 200) viewerAnswers++;
+      else failures.push(`viewer: ${view.status}`);
+    }
+    const stillHeld = [...heldConnections(gatewayPort)].filter((p) => ours.has(p));
+    if (stillHeld.length === 0 && closedAt === undefined) closedAt = Date.now() - started;
+    // B's figures need at least 40 s of stalled downloads beside them; then stop once all are closed.
+    if (closedAt !== undefined && Date.now() - started > 40_000) break;
+    await sleep(Math.max(0, 250 - (Date.now() - t)));
+  }
+  rss.stop();
+
+  const statuses = await Promise.all(downloads.map((d) => d.status));
+  const counts: Record<string, number> = {};
+  for (const st of statuses) counts[st] = (counts[st] ?? 0) + 1;
+  const refused = (await Promise.all(downloads.map((d) => d.head))).filter((h) => h.startsWith('HTTP/1.1 429'));
+  console.log(
+    `${label}: stalled downloads: ${JSON.stringify(counts)}; all closed by the gateway after ${closedAt} ms; ` +
+      `B: ${createMs.length} creates, p99 ${p99(createMs)} ms, max ${Math.max(...createMs)} ms (baseline before the downloads: ` +
+      `p99 ${p99(baselineMs)} ms, max ${Math.max(...baselineMs)} ms), viewer answered ${viewerAnswers}; ` +
+      `max RSS MB ${JSON.stringify(rss.max)}; B's creates over 500 ms (when: how long) ${slow.join(' ')}`,
+  );
+  for (const d of downloads) d.socket.destroy();
+  return { counts, refused, closedAt, failures, viewerAnswers, during: duringStatus };
+}
+
+/** What every stall must leave: the processes up, B served, every download closed, at most A's share streamed. */
+function expectBounded(outcome: StallOutcome): void {
+  for (const name of SERVICES) expect(stack.pid(name)).toBeDefined();
+  expect(outcome.failures).toEqual([]);
+  expect(outcome.viewerAnswers).toBeGreaterThan(0);
+  expect(outcome.closedAt).toBeLessThan(CLOSED_WITHIN_MS);
+  // At most the merchant's share began to stream (EXPORT_CONCURRENCY_PER_MERCHANT, 2); the rest were
+  // told to come back later (429), or, on a machine too busy to answer them within the upstream
+  // deadline (UPSTREAM_TIMEOUT_MS), 503: never held.
+  expect(outcome.counts['HTTP/1.1 200 OK'] ?? 0).toBeLessThanOrEqual(2);
+  const other = Object.keys(outcome.counts).filter((st) => !/^HTTP\/1\.1 (200|429|503) /.test(st));
+  expect(other).toEqual([]);
+  expect(outcome.refused.length).toBeGreaterThan(0);
+  for (const head of outcome.refused) expect(head).toMatch(/\r\nretry-after: \d+/i);
+}
+
 describe('40 CSV downloads of 1,500 of the largest transactions, never read', () => {
   it('keeps every process up and another merchant served, and closes every stalled download within 2 minutes', async () => {
-    const callB = api(stack, b.apiToken);
-    // The baseline, on the same machine in the same run: B's creates with nothing else going on.
-    const baselineMs: number[] = [];
-    for (let i = 0; i < 60; i++) {
-      const t = Date.now();
-      expect((await callB('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: `b-baseline-${i}` })).status).toBe(201);
-      baselineMs.push(Date.now() - t);
-      await sleep(Math.max(0, 250 - (Date.now() - t)));
-    }
-    const rss = sampleRss();
-    const started = Date.now();
-    const downloads = await Promise.all(Array.from({ length: DOWNLOADS }, stalledDownload));
-
-    // B keeps working meanwhile: a create every 250 ms, the viewer every second.
-    const createMs: number[] = [];
-    const slow: string[] = [];
-    const failures: string[] = [];
-    let viewerAnswers = 0;
-    let closedAt: number | undefined;
-    const gatewayPort = stack.ports['api-gateway'];
-    const ours = new Set(downloads.map((d) => d.localPort));
-    for (let i = 0; Date.now() - started < CLOSED_WITHIN_MS + 5_000; i++) {
-      const t = Date.now();
-      const res = await callB('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: `b-${i}` });
-      createMs.push(Date.now() - t);
-      if (Date.now() - t > 500) slow.push(`${Math.round((t - started) / 1000)}s:${Date.now() - t}ms`);
-      if (res.status !== 201) failures.push(`create ${i}: ${res.status}`);
-      if (i % 4 === 0) {
-        const view = await callB('GET', '/ui/viewTransaction?limit=5', undefined, { accept: 'application/json' });
-        if (view.status === 200) viewerAnswers++;
-        else failures.push(`viewer: ${view.status}`);
-      }
-      const stillHeld = [...heldConnections(gatewayPort)].filter((p) => ours.has(p));
-      if (stillHeld.length === 0 && closedAt === undefined) closedAt = Date.now() - started;
-      // B's figures need at least 40 s of stalled downloads beside them; then stop once all are closed.
-      if (closedAt !== undefined && Date.now() - started > 40_000) break;
-      await sleep(Math.max(0, 250 - (Date.now() - t)));
-    }
-    rss.stop();
-
-    const statuses = await Promise.all(downloads.map((d) => d.status));
-    const counts: Record<string, number> = {};
-    for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
-    const refused = (await Promise.all(downloads.map((d) => d.head))).filter((h) => h.startsWith('HTTP/1.1 429'));
-    console.log(
-      `stalled downloads: ${JSON.stringify(counts)}; all closed by the gateway after ${closedAt} ms; ` +
-        `B: ${createMs.length} creates, p99 ${p99(createMs)} ms, max ${Math.max(...createMs)} ms (baseline before the downloads: ` +
-        `p99 ${p99(baselineMs)} ms, max ${Math.max(...baselineMs)} ms), viewer answered ${viewerAnswers}; ` +
-        `max RSS MB ${JSON.stringify(rss.max)}; B's creates over 500 ms (when: how long) ${slow.join(' ')}`,
-    );
-    for (const d of downloads) d.socket.destroy();
-
-    for (const name of SERVICES) expect(stack.pid(name)).toBeDefined();
-    expect(failures).toEqual([]);
-    expect(viewerAnswers).toBeGreaterThan(0);
-    expect(closedAt).toBeLessThan(CLOSED_WITHIN_MS);
-    // At most the merchant's share began to stream (EXPORT_CONCURRENCY_PER_MERCHANT, 2); the rest were
-    // told to come back later (429), or, on a machine too busy to answer them within the upstream
-    // deadline (UPSTREAM_TIMEOUT_MS), 503: never held.
-    expect(counts['HTTP/1.1 200 OK'] ?? 0).toBeLessThanOrEqual(2);
-    const other = statuses.filter((st) => !/^HTTP\/1\.1 (200|429|503) /.test(st));
-    expect(other).toEqual([]);
-    expect(refused.length).toBeGreaterThan(0);
-    for (const head of refused) expect(head).toMatch(/\r\nretry-after: \d+/i);
+    expectBounded(await stallDownloads('/ui/viewTransaction', 'list CSV'));
   }, 240_000);
 
   it('lets go of them along the whole path: no export left in transactions-svc, and A downloads its CSV in full', async () => {
     expect(await exportsInFlight()).toBe(0);
-    const res = await fetch(`${stack.gateway}/ui/viewTransaction`, { headers: { serviceApiToken: a.apiToken, accept: 'text/csv' } });
-    expect(res.status).toBe(200);
-    let lines = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      for (const byte of chunk) if (byte === 0x0a) lines++;
-    }
+    const lines = await downloadedLines('/ui/viewTransaction');
     expect(lines).toBe(ROWS + 1);
+  }, 120_000);
+});
+
+describe("40 downloads of A's statement (50,000 entries), never read", () => {
+  beforeAll(async () => {
+    // Small completed deposits written by SQL and entered as the ledger would have: two entries each.
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'deposit', 'completed', 1, 'USD', 'statement-' || g, 0,
+                now() - interval '1 day' - g * interval '1 second', now() - interval '1 day' - g * interval '1 second'
+           FROM generate_series(1, 25000) g`,
+        [a.merchantId],
+      );
+      expect(await enterHandWrittenHistory(db, a.merchantId)).toBe(50_000);
+    } finally {
+      await db.end();
+    }
+  }, 120_000);
+
+  it("bounds them as the list's downloads, in the same slots: A's list CSV is refused while two statements stall", async () => {
+    const listCsv = async () => {
+      const res = await fetch(`${stack.gateway}/ui/viewTransaction`, { headers: { serviceApiToken: a.apiToken, accept: 'text/csv' } });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const outcome = await stallDownloads('/api/getBalanceHistory', 'statement', listCsv);
+    expectBounded(outcome);
+    expect(outcome.counts['HTTP/1.1 200 OK']).toBe(2);
+    expect(outcome.during).toBe(429);
+  }, 240_000);
+
+  it('lets go of them: no download left in transactions-svc, and A downloads its statement in full', async () => {
+    expect(await exportsInFlight()).toBe(0);
+    const lines = await downloadedLines('/api/getBalanceHistory');
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    const entries = await db.query('SELECT count(*)::int AS n FROM ledger_entries WHERE merchant_id = $1', [a.merchantId]).finally(() => db.end());
+    expect(entries.rows[0].n).toBeGreaterThan(50_000);
+    expect(lines).toBe(entries.rows[0].n + 1);
   }, 120_000);
 });

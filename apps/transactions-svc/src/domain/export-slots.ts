@@ -1,5 +1,6 @@
 /**
- * How many CSV exports stream at once: a few per merchant and a few per process. An export holds
+ * How many downloads (the CSV export of transactions, the statement) stream at once: a few per
+ * merchant and a few per process. A download holds
  * a page of rows, a response and, between pages, a turn on the export pool; a merchant who opens
  * dozens (and never reads them) must get 429s, not the process's memory or the other merchants'
  * share. Counted in this process only: with several replicas each holds its own bounds.
@@ -9,7 +10,7 @@ import { Gauge } from 'prom-client';
 
 export const exportsInFlight = new Gauge({
   name: 'dw_exports_in_flight',
-  help: 'CSV exports streaming from this process now.',
+  help: 'Downloads (transaction CSVs and statements) streaming from this process now.',
   registers: [metricsRegistry],
 });
 
@@ -20,13 +21,15 @@ export interface ExportLimits {
   perProcess: number;
 }
 
+export const DEFAULT_EXPORT_LIMITS: ExportLimits = { perMerchant: 2, perProcess: 8 };
+
 export type SlotRefusal = 'merchant' | 'process';
 
 export class ExportSlots {
   private readonly byMerchant = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly limits: ExportLimits) {}
+  constructor(readonly limits: ExportLimits) {}
 
   /** A release function (call it once, when the response is over), or why no slot is free. */
   acquire(merchantId: string): { release: () => void } | { refused: SlotRefusal } {

@@ -1,7 +1,10 @@
 /**
  * GET /api/getBalance and GET /api/getBalanceHistory (docs/api.md, "Balances and the ledger"). The
- * history answers JSON pages, or with `Accept: text/csv` every matching entry as CSV, bounded like
- * the transactions export: more than EXPORT_MAX_ROWS matching is refused up front with a 400.
+ * history answers JSON pages, or with `Accept: text/csv` every matching entry as CSV (the
+ * statement), a download bounded as the transactions export is: one of the merchant's download
+ * slots (429 beyond them, download-slot.ts), reads on the downloads' pool, more than EXPORT_MAX_ROWS
+ * matching refused up front with a 400, and a reader that stops reading cut off by the
+ * connection's stall timeout.
  */
 import { Readable } from 'node:stream';
 import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EXPORT_MAX_ROWS, Problem } from '@dw/contracts';
@@ -10,11 +13,14 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { balanceHistory, balancesOf, countHistoryUpTo, historyEntries } from '../domain/balance-queries';
 import { BadCursorError } from '../domain/cursor';
+import type { ExportSlots } from '../domain/export-slots';
 import { statementCsv, STATEMENT_CSV_CONTENT_TYPE } from '../domain/statement-csv';
+import { holdDownloadSlot } from './download-slot';
 
 const badCursor = () => validationFailed([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
 
-export function balanceRoutes(app: FastifyInstance, db: pg.Pool): void {
+/** `downloads`: the pool statements read on and the slots they share with the transactions export. */
+export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db: pg.Pool; slots: ExportSlots }): void {
   app.get('/api/getBalance', { schema: { response: { 200: BalanceList, '4xx': Problem } } }, (request) =>
     balancesOf(db, request.merchantId),
   );
@@ -26,14 +32,15 @@ export function balanceRoutes(app: FastifyInstance, db: pg.Pool): void {
       const { merchantId, query } = request;
       try {
         if (!wantsCsv(request.headers.accept)) return await balanceHistory(db, merchantId, query);
-        if ((await countHistoryUpTo(db, merchantId, query, EXPORT_MAX_ROWS)) > EXPORT_MAX_ROWS) {
+        holdDownloadSlot(downloads.slots, merchantId, reply);
+        if ((await countHistoryUpTo(downloads.db, merchantId, query, EXPORT_MAX_ROWS)) > EXPORT_MAX_ROWS) {
           const message = `more than ${EXPORT_MAX_ROWS} entries match: narrow the filters (currency, from, to)`;
           throw validationFailed([{ path: 'querystring', message }], `The statement holds at most ${EXPORT_MAX_ROWS} rows; ${message}.`);
         }
       } catch (err) {
         throw err instanceof BadCursorError ? badCursor() : err;
       }
-      const rows = Readable.from(historyEntries(db, merchantId, query, EXPORT_MAX_ROWS));
+      const rows = Readable.from(historyEntries(downloads.db, merchantId, query, EXPORT_MAX_ROWS));
       return reply
         .type(STATEMENT_CSV_CONTENT_TYPE)
         .header('cache-control', 'no-store')

@@ -3,60 +3,47 @@
  * do not apply), as NDJSON, one ExportRow a line, streamed. The ui turns it into the merchant's
  * CSV. More than EXPORT_MAX_ROWS matching is refused up front with a 400, before anything streams.
  *
- * Bounded (docs/api.md, "Fair use: what one merchant's requests may hold"): a few exports per
- * merchant and per process (429 rate_limited with Retry-After beyond them), pages sized in bytes,
+ * Bounded (docs/api.md, "Fair use: what one merchant's requests may hold"): a few downloads per
+ * merchant and per process, shared with the statement (429 rate_limited with Retry-After beyond
+ * them, download-slot.ts), pages sized in bytes,
  * reads on a pool of their own, and a response buffer of EXPORT_BUFFER_BYTES. A reader that stops
  * reading is cut off by the connection's stall timeout (libs/http-kit create-service.ts), which
  * ends the export.
  */
 import { Readable } from 'node:stream';
 import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';
-import { ApiError, validationFailed } from '@dw/http-kit';
+import { validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { ExportSlots, type ExportLimits, type SlotRefusal } from '../domain/export-slots';
+import type { ExportSlots } from '../domain/export-slots';
 import { countUpToLimit, ExportTooLargeError, exportRows } from '../domain/transaction-export';
+import { holdDownloadSlot } from './download-slot';
 
 export const NDJSON = 'application/x-ndjson';
 
 /** Bytes of NDJSON the response buffers ahead of the socket (about one of the largest rows). */
 const EXPORT_BUFFER_BYTES = 64 * 1024;
-/** An export usually takes seconds; a slot frees when one ends or is cut off. */
-export const EXPORT_RETRY_AFTER_SECONDS = 5;
 
 export interface ExportSettings {
   /** The pool the exports read on (EXPORT_DATABASE_POOL_SIZE), apart from creates and reads. */
   db: pg.Pool;
-  limits: ExportLimits;
+  /** The process's download slots, shared with the statement (balances.ts). */
+  slots: ExportSlots;
   /** EXPORT_PAGE_BYTES */
   pageBytes: number;
 }
 
-export const DEFAULT_EXPORT_LIMITS: ExportLimits = { perMerchant: 2, perProcess: 8 };
 export const DEFAULT_EXPORT_PAGE_BYTES = 1_048_576;
 
-const BUSY: Record<SlotRefusal, (limits: ExportLimits) => string> = {
-  merchant: (l) => `At most ${l.perMerchant} exports of one merchant stream at once; retry after ${EXPORT_RETRY_AFTER_SECONDS} s, once one has finished.`,
-  process: () => `Too many exports are streaming now; retry after ${EXPORT_RETRY_AFTER_SECONDS} s.`,
-};
-
 export function exportTransactionRoutes(app: FastifyInstance, settings: ExportSettings): void {
-  const slots = new ExportSlots(settings.limits);
-  const { db } = settings;
+  const { db, slots } = settings;
 
   app.get<{ Querystring: ViewTransactionQuery }>(
     '/api/transactions/export',
     { schema: { querystring: ViewTransactionQuery, response: { '4xx': Problem } } },
     async (request, reply) => {
       const { merchantId, query } = request;
-      const slot = slots.acquire(merchantId);
-      if ('refused' in slot) {
-        throw new ApiError(429, 'rate_limited', BUSY[slot.refused](settings.limits), undefined, {
-          'retry-after': String(EXPORT_RETRY_AFTER_SECONDS),
-        });
-      }
-      // 'close' comes once the response is over, whichever way: sent, failed, or the client cut off.
-      reply.raw.once('close', slot.release);
+      holdDownloadSlot(slots, merchantId, reply);
       const { count, asOf } = await countUpToLimit(db, merchantId, query);
       if (count > EXPORT_MAX_ROWS) {
         const message = `more than ${EXPORT_MAX_ROWS} transactions match: narrow the filters (from, to, type, status)`;
