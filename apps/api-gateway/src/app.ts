@@ -7,6 +7,7 @@ import { BadTokenLimit } from './auth/bad-token-limit';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
 import { forward, forwardTo } from './forwarding';
+import { DEFAULT_MERCHANT_CONCURRENCY, MerchantConcurrency } from './merchant-concurrency';
 import { registerOpenApi } from './openapi';
 import { publicApiRoutes } from './routes/public-api';
 import { upstreamAlive, type Upstream } from './upstreams';
@@ -23,6 +24,12 @@ export interface GatewayDeps {
   trustProxyHops?: number;
   transactions: Upstream;
   ui: Upstream;
+  /** Requests one merchant may have in progress through each upstream (GATEWAY_MERCHANT_CONCURRENCY); 16 when omitted. */
+  merchantConcurrency?: number;
+  /** How many of one merchant's requests may wait for its share (the rate limit's burst); 100 when omitted. */
+  merchantWaiting?: number;
+  /** How long one may wait (UPSTREAM_TIMEOUT_MS); 10 s when omitted. */
+  merchantWaitMs?: number;
   /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
   listener?: ListenerSettings;
 }
@@ -51,14 +58,25 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app);
 
+  // One share per upstream: a merchant stalling its /ui answers keeps its API requests, and the reverse.
+  const shares = (upstream: string) =>
+    new MerchantConcurrency({
+      upstream,
+      perMerchant: deps.merchantConcurrency ?? DEFAULT_MERCHANT_CONCURRENCY,
+      maxWaiting: deps.merchantWaiting ?? 100,
+      waitMs: deps.merchantWaitMs ?? 10_000,
+    });
+  const toTransactions = shares('transactions-svc');
+  const toUi = shares('ui');
+
   await app.register(async (merchantApi) => {
-    await forwardTo(merchantApi, deps.transactions);
+    await forwardTo(merchantApi, deps.transactions, toTransactions);
     authenticate(merchantApi, auth);
     publicApiRoutes(merchantApi);
   });
 
   await app.register(async (viewer) => {
-    await forwardTo(viewer, deps.ui);
+    await forwardTo(viewer, deps.ui, toUi);
     authenticate(viewer, auth);
     viewer.get(
       '/ui/viewTransaction',
@@ -128,7 +146,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   // The interactive page and its assets need no token: the page asks the merchant for it.
   await app.register(async (pages) => {
-    await forwardTo(pages, deps.ui);
+    await forwardTo(pages, deps.ui, toUi);
     const hide = { schema: { hide: true } };
     pages.get('/ui', hide, forward);
     pages.get('/ui/assets/*', hide, forward);

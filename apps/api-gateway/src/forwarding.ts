@@ -9,6 +9,7 @@ import { HEADER_INTERNAL_AUTH, sendProblem, type InternalAuth } from '@dw/http-k
 import { injectTraceHeaders } from '@dw/telemetry';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MerchantConcurrency } from './merchant-concurrency';
 import { retryDelayFor } from './upstream-retry';
 import type { Upstream } from './upstreams';
 
@@ -51,10 +52,21 @@ declare module 'fastify' {
   }
 }
 
-/** Registers the upstream for a route scope; its handlers then call `forward`. */
-export async function forwardTo(scope: FastifyInstance, up: Upstream): Promise<void> {
+/**
+ * Registers the upstream for a route scope; its handlers then call `forward`. Each request of the
+ * scope, once authenticated and validated, first takes a place in its merchant's share of the
+ * upstream (merchant-concurrency.ts; per client address where no merchant is named), held until
+ * its answer is over.
+ */
+export async function forwardTo(scope: FastifyInstance, up: Upstream, concurrency: MerchantConcurrency): Promise<void> {
   // Our own onResponse line logs each request; reply-from's two more per request were noise (and CPU).
   await scope.register(replyFrom, { base: up.url, undici: up.pool, disableRequestLogging: true });
+  scope.addHook('preHandler', async (request, reply) => {
+    const release = await concurrency.enter(request.merchantId || `client ${request.ip}`, reply.raw);
+    // 'close' comes once the answer is over, whichever way: sent, failed, or the client cut off.
+    if (reply.raw.closed || reply.raw.destroyed) release();
+    else reply.raw.once('close', release);
+  });
 }
 
 /**

@@ -47,6 +47,9 @@ async function main() {
     trustProxyHops: config.trustProxyHops,
     transactions,
     ui,
+    merchantConcurrency: config.merchantConcurrency,
+    merchantWaiting: config.rateLimitPerSecond,
+    merchantWaitMs: config.upstreamTimeoutMs,
     listener: listenerSettings(config),
   });
   app.addHook('onClose', async () => {

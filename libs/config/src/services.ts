@@ -76,6 +76,13 @@ export const gatewaySpec = {
   transactionsUrl,
   uiUrl: url('UI_URL', { default: LOCAL_UI_URL, protocols: ['http', 'https'], description: 'upstream: ui' }),
   rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', { default: 100, min: 1, max: 1_000_000, description: 'per-token bucket, burst of the same size' }),
+  /** A merchant's requests in progress at once through each upstream; more wait (up to UPSTREAM_TIMEOUT_MS), then 429. */
+  merchantConcurrency: int('GATEWAY_MERCHANT_CONCURRENCY', {
+    default: 16,
+    min: 1,
+    max: 10_000,
+    description: "a merchant's requests in progress at once per upstream in this gateway process; more wait their turn (at most `UPSTREAM_TIMEOUT_MS`, as many as the rate limit's burst), then 429",
+  }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', {
     default: 30_000,

@@ -1,0 +1,142 @@
+/**
+ * How many requests one merchant may have in progress through one upstream of this gateway process
+ * (GATEWAY_MERCHANT_CONCURRENCY), the concurrent-requests limiter beside the per-token rate limit.
+ * A request is in progress from when it is forwarded until its answer is over: sent, failed, or cut
+ * off by the stall timeout. Each upstream pool has 64 connections; without this, one merchant whose
+ * client requests 4 MB pages of its list and never reads them held all 64 connections to the ui,
+ * and every other merchant's /ui request waited 10 s for a 503 (docs/decisions.md, "Fair use").
+ *
+ * Beyond its share a merchant's request waits, first in first out, so that a burst the rate limit
+ * admits (100 simultaneous withdraws, say) is served a share at a time rather than refused. It
+ * waits at most `waitMs`, and at most `maxWaiting` of one merchant wait; past either it gets
+ * 429 rate_limited. Requests that carry no merchant (the /ui page and its assets) are counted per
+ * client address instead. Counted in this process only, like the export slots.
+ */
+import { ApiError } from '@dw/http-kit';
+import { metricsRegistry } from '@dw/telemetry';
+import type { ServerResponse } from 'node:http';
+import { Counter } from 'prom-client';
+
+export const merchantConcurrencyLimited = new Counter({
+  name: 'dw_gateway_merchant_concurrency_limited_total',
+  help: 'Requests past their merchant’s concurrency share at the gateway, by upstream and outcome (waited: served after a wait; refused: 429).',
+  labelNames: ['upstream', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** GATEWAY_MERCHANT_CONCURRENCY's default: a quarter of an upstream pool's 64 connections. */
+export const DEFAULT_MERCHANT_CONCURRENCY = 16;
+
+export interface MerchantConcurrencyOptions {
+  /** Which upstream, for the metric's label: `transactions-svc`, `ui`. */
+  upstream: string;
+  /** GATEWAY_MERCHANT_CONCURRENCY */
+  perMerchant: number;
+  /** How many of one merchant's requests may wait at once (the rate limit's burst). */
+  maxWaiting: number;
+  /** How long one may wait (UPSTREAM_TIMEOUT_MS). */
+  waitMs: number;
+}
+
+interface Waiter {
+  grant(): void;
+  timer: NodeJS.Timeout;
+}
+
+interface Share {
+  inProgress: number;
+  waiting: Waiter[];
+}
+
+/** The 429 of a merchant over its share: it is its own requests that must finish first. */
+const busy = (perMerchant: number) =>
+  new ApiError(
+    429,
+    'rate_limited',
+    `At most ${perMerchant} of your requests are in progress at once; retry after 1 s, once one has finished (read each answer to its end).`,
+    undefined,
+    { 'retry-after': '1' },
+  );
+
+export class MerchantConcurrency {
+  private readonly shares = new Map<string, Share>();
+
+  constructor(private readonly opts: MerchantConcurrencyOptions) {}
+
+  /**
+   * Resolves with the function that gives the place back (call it once, when the answer is over)
+   * once `key` may have one more request in progress; rejects with a 429 past the wait's bounds.
+   * `response` is watched while waiting: a client that leaves gives its place in the queue up.
+   */
+  enter(key: string, response: ServerResponse): Promise<() => void> {
+    if (response.closed || response.destroyed) return Promise.reject(busy(this.opts.perMerchant));
+    const share = this.shares.get(key) ?? this.open(key);
+    if (share.inProgress < this.opts.perMerchant) {
+      share.inProgress++;
+      return Promise.resolve(this.releaser(key, share));
+    }
+    if (share.waiting.length >= this.opts.maxWaiting) {
+      merchantConcurrencyLimited.inc({ upstream: this.opts.upstream, outcome: 'refused' });
+      return Promise.reject(busy(this.opts.perMerchant));
+    }
+    return new Promise((resolve, reject) => {
+      const leave = (): boolean => {
+        clearTimeout(waiter.timer);
+        response.off('close', gone);
+        const at = share.waiting.indexOf(waiter);
+        if (at === -1) return false;
+        share.waiting.splice(at, 1);
+        this.closeIfUnused(key, share);
+        return true;
+      };
+      // Nobody reads this answer; the 429 only names, in the log and the metrics, what became of it.
+      const gone = () => {
+        if (leave()) reject(busy(this.opts.perMerchant));
+      };
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(waiter.timer);
+          response.off('close', gone);
+          merchantConcurrencyLimited.inc({ upstream: this.opts.upstream, outcome: 'waited' });
+          resolve(this.releaser(key, share));
+        },
+        timer: setTimeout(() => {
+          if (!leave()) return;
+          merchantConcurrencyLimited.inc({ upstream: this.opts.upstream, outcome: 'refused' });
+          reject(busy(this.opts.perMerchant));
+        }, this.opts.waitMs),
+      };
+      share.waiting.push(waiter);
+      response.once('close', gone);
+    });
+  }
+
+  /** Requests in progress and waiting for `key` (for tests and the debugger). */
+  usage(key: string): { inProgress: number; waiting: number } {
+    const share = this.shares.get(key);
+    return { inProgress: share?.inProgress ?? 0, waiting: share?.waiting.length ?? 0 };
+  }
+
+  private open(key: string): Share {
+    const share: Share = { inProgress: 0, waiting: [] };
+    this.shares.set(key, share);
+    return share;
+  }
+
+  /** The place passes to the first waiter, if any; a merchant with nothing left is forgotten. */
+  private releaser(key: string, share: Share): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = share.waiting.shift();
+      if (next) return next.grant();
+      share.inProgress--;
+      this.closeIfUnused(key, share);
+    };
+  }
+
+  private closeIfUnused(key: string, share: Share): void {
+    if (share.inProgress === 0 && share.waiting.length === 0 && this.shares.get(key) === share) this.shares.delete(key);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * A merchant's requests in progress through one upstream are bounded (merchant-concurrency.ts): past
+ * its share a request waits its turn, then is refused with 429, while another merchant's requests
+ * go straight through, as do the same merchant's requests to the other upstream. The gateway listens
+ * for real and forwards to a real HTTP server whose answers the test holds and releases.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { apiTokenHash } from '@dw/contracts';
+import { InternalAuth } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { MemoryRateLimiter } from '../src/auth/rate-limiter';
+import { TokenResolver } from '../src/auth/token-resolver';
+import { upstream } from '../src/upstreams';
+
+const SECRET = 'concurrency-test-secret-0123456789abcdef';
+const token = () => `dwk_${randomBytes(32).toString('base64url')}`;
+const A = { token: token(), merchant: '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e0a' };
+const B = { token: token(), merchant: '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e0b' };
+const SHARE = 2;
+const WAITING = 1;
+const WAIT_MS = 400;
+
+let upstreamServer: http.Server;
+let gateway: FastifyInstance;
+let base: string;
+/** Answers the upstream holds, by merchant, in arrival order; `release` answers the oldest. */
+const held = new Map<string, http.ServerResponse[]>();
+const arrived: string[] = [];
+
+const release = (merchant: string) => held.get(merchant)!.shift()!.end(JSON.stringify({ depositCallbackUrl: null, withdrawCallbackUrl: null }));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  upstreamServer = http.createServer((req, res) => {
+    const merchant = String(req.headers['x-merchant-id'] ?? 'none');
+    arrived.push(`${merchant} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url?.startsWith('/ui/endpointHealth')) return void res.end('{"endpoints":[]}');
+    held.set(merchant, [...(held.get(merchant) ?? []), res]);
+  });
+  await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
+  const merchants = new Map([A, B].map((m) => [apiTokenHash(m.token), m.merchant]));
+  gateway = await buildApp({
+    logger: pino({ level: 'silent' }),
+    resolver: new TokenResolver(async (hash) => merchants.get(hash), 30_000),
+    limiter: new MemoryRateLimiter(1000),
+    badTokenLimitPerMinute: 60,
+    internalAuth: new InternalAuth([SECRET]),
+    transactions: upstream(url, 5_000),
+    ui: upstream(url, 5_000),
+    merchantConcurrency: SHARE,
+    merchantWaiting: WAITING,
+    merchantWaitMs: WAIT_MS,
+  });
+  await gateway.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const list of held.values()) for (const res of list) res.destroy();
+  await gateway?.close();
+  upstreamServer.closeAllConnections();
+  await new Promise((resolve) => upstreamServer.close(resolve));
+});
+beforeEach(() => {
+  arrived.length = 0;
+});
+
+const get = (who: { token: string }, path = '/api/getCallbackUrls') => {
+  const started = Date.now();
+  return fetch(`${base}${path}`, { headers: { serviceApiToken: who.token } }).then(async (res) => ({
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: await res.text(),
+    ms: Date.now() - started,
+  }));
+};
+
+async function until(what: string, check: () => boolean, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    await sleep(10);
+  }
+}
+const upstreamHas = (merchant: string) => arrived.filter((a) => a.startsWith(merchant)).length;
+
+describe("a merchant's requests in progress, per upstream", () => {
+  it('lets a merchant past its share wait its turn, and sends the waiting request once one of its answers is over', async () => {
+    const first = [get(A), get(A)];
+    await until('A’s share at the upstream', () => upstreamHas(A.merchant) === SHARE);
+    const third = get(A);
+    await sleep(100);
+    expect(upstreamHas(A.merchant)).toBe(SHARE); // waiting at the gateway, not sent
+
+    release(A.merchant);
+    await until('the waiting request sent', () => upstreamHas(A.merchant) === SHARE + 1);
+    release(A.merchant);
+    release(A.merchant);
+    for (const res of await Promise.all([...first, third])) expect(res.status).toBe(200);
+  });
+
+  it('answers another merchant at once meanwhile, and the same merchant through the other upstream', async () => {
+    const mine = [get(A), get(A), get(A)];
+    await until('A’s share at the upstream', () => upstreamHas(A.merchant) === SHARE);
+
+    const other = get(B);
+    await until('B’s request at the upstream', () => upstreamHas(B.merchant) === 1);
+    release(B.merchant);
+    expect((await other).status).toBe(200);
+    // The ui is another upstream with shares of its own.
+    expect((await get(A, '/ui/endpointHealth')).status).toBe(200);
+
+    for (let i = 0; i < SHARE + 1; i++) {
+      await until('an answer of A to release', () => (held.get(A.merchant)?.length ?? 0) > 0);
+      release(A.merchant);
+    }
+    for (const res of await Promise.all(mine)) expect(res.status).toBe(200);
+  });
+
+  it('refuses with 429 and Retry-After a request that waited its whole wait, and at once one past the waiting bound', async () => {
+    const mine = [get(A), get(A)];
+    await until('A’s share at the upstream', () => upstreamHas(A.merchant) === SHARE);
+    const waited = get(A);
+    await sleep(50);
+    const overflow = await get(A);
+    expect(overflow.status).toBe(429);
+    expect(overflow.ms).toBeLessThan(WAIT_MS);
+    expect(overflow.retryAfter).toBe('1');
+    expect(JSON.parse(overflow.body)).toMatchObject({ code: 'rate_limited', status: 429, detail: expect.stringMatching(/At most 2 of your requests are in progress/) });
+
+    const refused = await waited;
+    expect(refused.status).toBe(429);
+    expect(refused.ms).toBeGreaterThanOrEqual(WAIT_MS - 5);
+    expect(upstreamHas(A.merchant)).toBe(SHARE); // neither was ever sent
+
+    release(A.merchant);
+    release(A.merchant);
+    for (const res of await Promise.all(mine)) expect(res.status).toBe(200);
+    // Its share is whole again.
+    const again = get(A);
+    await until('the next request sent', () => upstreamHas(A.merchant) === SHARE + 1);
+    release(A.merchant);
+    expect((await again).status).toBe(200);
+  });
+
+  it('gives a place back when the client leaves: a request cut off in progress, and one that left while waiting', async () => {
+    const cut = new AbortController();
+    const leaving = new AbortController();
+    const inProgress = [
+      fetch(`${base}/api/getCallbackUrls`, { headers: { serviceApiToken: A.token }, signal: cut.signal }).catch(() => 'cut'),
+      get(A),
+    ];
+    await until('A’s share at the upstream', () => upstreamHas(A.merchant) === SHARE);
+    const waiting = fetch(`${base}/api/getCallbackUrls`, { headers: { serviceApiToken: A.token }, signal: leaving.signal }).catch(() => 'left');
+    await sleep(50);
+    leaving.abort();
+    expect(await waiting).toBe('left');
+    await sleep(200); // the gateway sees that client go before the place below comes free
+    cut.abort();
+    expect(await inProgress[0]).toBe('cut');
+
+    // One place is free again (the cut one), and the waiter that left took none: the next is sent at once.
+    const next = get(A);
+    await until('the next request sent', () => upstreamHas(A.merchant) >= SHARE + 1);
+    await sleep(100);
+    expect(upstreamHas(A.merchant)).toBe(SHARE + 1);
+    while ((held.get(A.merchant)?.length ?? 0) > 0) held.get(A.merchant)!.shift()!.end('{"depositCallbackUrl":null,"withdrawCallbackUrl":null}');
+    expect((await next).status).toBe(200);
+    expect((await inProgress[1]) as { status: number }).toMatchObject({ status: 200 });
+  });
+});
