@@ -7,10 +7,10 @@ import { BadTokenLimit } from './auth/bad-token-limit';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
 import { forward, forwardTo } from './forwarding';
-import { DEFAULT_MERCHANT_CONCURRENCY, MerchantConcurrency } from './merchant-concurrency';
+import { DEFAULT_MERCHANT_CONCURRENCY, MerchantConcurrency, type MerchantConcurrencyOptions } from './merchant-concurrency';
 import { registerOpenApi } from './openapi';
 import { publicApiRoutes } from './routes/public-api';
-import { upstreamAlive, type Upstream } from './upstreams';
+import { UPSTREAM_CONNECTIONS, upstreamAlive, type Upstream } from './upstreams';
 
 export interface GatewayDeps {
   logger: FastifyBaseLogger;
@@ -24,12 +24,13 @@ export interface GatewayDeps {
   trustProxyHops?: number;
   transactions: Upstream;
   ui: Upstream;
-  /** Requests one merchant may have in progress through each upstream (GATEWAY_MERCHANT_CONCURRENCY); 16 when omitted. */
-  merchantConcurrency?: number;
-  /** How many of one merchant's requests may wait for its share (the rate limit's burst); 100 when omitted. */
-  merchantWaiting?: number;
-  /** How long one may wait (UPSTREAM_TIMEOUT_MS); 10 s when omitted. */
-  merchantWaitMs?: number;
+  /**
+   * Each merchant's share of each upstream (merchant-concurrency.ts): `perMerchant`
+   * (GATEWAY_MERCHANT_CONCURRENCY, 16), `maxWaiting` (the rate limit's burst, 100), `waitMs`
+   * (UPSTREAM_TIMEOUT_MS, 10 s), `connections` (the pools', UPSTREAM_CONNECTIONS); defaults when omitted.
+   * Lending beyond the share is the upstream's own: transactions-svc lends, the ui does not.
+   */
+  merchantShares?: Partial<Omit<MerchantConcurrencyOptions, 'upstream' | 'lendBeyondShare'>>;
   /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
   listener?: ListenerSettings;
 }
@@ -59,15 +60,18 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   // One share per upstream: a merchant stalling its /ui answers keeps its API requests, and the reverse.
-  const shares = (upstream: string) =>
+  const shares = (upstream: string, lendBeyondShare: boolean) =>
     new MerchantConcurrency({
       upstream,
-      perMerchant: deps.merchantConcurrency ?? DEFAULT_MERCHANT_CONCURRENCY,
-      maxWaiting: deps.merchantWaiting ?? 100,
-      waitMs: deps.merchantWaitMs ?? 10_000,
+      lendBeyondShare,
+      perMerchant: DEFAULT_MERCHANT_CONCURRENCY,
+      maxWaiting: 100,
+      waitMs: 10_000,
+      connections: UPSTREAM_CONNECTIONS,
+      ...deps.merchantShares,
     });
-  const toTransactions = shares('transactions-svc');
-  const toUi = shares('ui');
+  const toTransactions = shares('transactions-svc', true);
+  const toUi = shares('ui', false);
 
   await app.register(async (merchantApi) => {
     await forwardTo(merchantApi, deps.transactions, toTransactions);

@@ -47,9 +47,7 @@ async function main() {
     trustProxyHops: config.trustProxyHops,
     transactions,
     ui,
-    merchantConcurrency: config.merchantConcurrency,
-    merchantWaiting: config.rateLimitPerSecond,
-    merchantWaitMs: config.upstreamTimeoutMs,
+    merchantShares: { perMerchant: config.merchantConcurrency, maxWaiting: config.rateLimitPerSecond, waitMs: config.upstreamTimeoutMs },
     listener: listenerSettings(config),
   });
   app.addHook('onClose', async () => {

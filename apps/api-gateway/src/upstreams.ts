@@ -10,6 +10,9 @@ export interface Upstream {
   pool: Pool;
 }
 
+/** Connections of each upstream pool (merchant-concurrency.ts shares them out). */
+export const UPSTREAM_CONNECTIONS = 64;
+
 /**
  * `timeoutMs` (UPSTREAM_TIMEOUT_MS) bounds each request until its answer's headers, the wait for one
  * of the 64 connections included (withHeadersDeadline), and each silence of a body that is read;
@@ -19,7 +22,7 @@ export function upstream(url: string, timeoutMs: number): Upstream {
   return {
     url,
     pool: withHeadersDeadline(
-      new Pool(url, { connections: 64, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
+      new Pool(url, { connections: UPSTREAM_CONNECTIONS, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
       timeoutMs,
     ),
   };

@@ -43,23 +43,29 @@ beforeAll(async () => {
     held.set(merchant, [...(held.get(merchant) ?? []), res]);
   });
   await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
+  upstreamUrl = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
+  // A pool of 2 shares: beyond its share a merchant is admitted only while a share stays free, which
+  // with 2 shares is never while it holds its own.
+  ({ gateway, base } = await startGateway(2 * SHARE));
+});
+
+let upstreamUrl: string;
+
+async function startGateway(connections: number): Promise<{ gateway: FastifyInstance; base: string }> {
   const merchants = new Map([A, B].map((m) => [apiTokenHash(m.token), m.merchant]));
-  gateway = await buildApp({
+  const app = await buildApp({
     logger: pino({ level: 'silent' }),
     resolver: new TokenResolver(async (hash) => merchants.get(hash), 30_000),
     limiter: new MemoryRateLimiter(1000),
     badTokenLimitPerMinute: 60,
     internalAuth: new InternalAuth([SECRET]),
-    transactions: upstream(url, 5_000),
-    ui: upstream(url, 5_000),
-    merchantConcurrency: SHARE,
-    merchantWaiting: WAITING,
-    merchantWaitMs: WAIT_MS,
+    transactions: upstream(upstreamUrl, 5_000),
+    ui: upstream(upstreamUrl, 5_000),
+    merchantShares: { perMerchant: SHARE, maxWaiting: WAITING, waitMs: WAIT_MS, connections },
   });
-  await gateway.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
-});
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { gateway: app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
+}
 afterAll(async () => {
   for (const list of held.values()) for (const res of list) res.destroy();
   await gateway?.close();
@@ -70,9 +76,9 @@ beforeEach(() => {
   arrived.length = 0;
 });
 
-const get = (who: { token: string }, path = '/api/getCallbackUrls') => {
+const get = (who: { token: string }, path = '/api/getCallbackUrls', at = base) => {
   const started = Date.now();
-  return fetch(`${base}${path}`, { headers: { serviceApiToken: who.token } }).then(async (res) => ({
+  return fetch(`${at}${path}`, { headers: { serviceApiToken: who.token } }).then(async (res) => ({
     status: res.status,
     retryAfter: res.headers.get('retry-after'),
     body: await res.text(),
@@ -172,5 +178,47 @@ describe("a merchant's requests in progress, per upstream", () => {
     while ((held.get(A.merchant)?.length ?? 0) > 0) held.get(A.merchant)!.shift()!.end('{"depositCallbackUrl":null,"withdrawCallbackUrl":null}');
     expect((await next).status).toBe(200);
     expect((await inProgress[1]) as { status: number }).toMatchObject({ status: 200 });
+  });
+
+  it('lets a merchant alone go beyond its share to transactions-svc while a whole share stays free, and keeps that share for the next merchant', async () => {
+    const roomy = await startGateway(3 * SHARE); // beyond its share while fewer than 2 shares are in progress
+    try {
+      const mine = Array.from({ length: 2 * SHARE + 1 }, () => get(A, undefined, roomy.base));
+      await until('A’s two shares at the upstream', () => upstreamHas(A.merchant) === 2 * SHARE);
+      await sleep(100);
+      expect(upstreamHas(A.merchant)).toBe(2 * SHARE); // the last one waits: a share must stay free
+
+      const others = [get(B, undefined, roomy.base), get(B, undefined, roomy.base)];
+      await until('B’s share at the upstream', () => upstreamHas(B.merchant) === SHARE);
+      release(B.merchant);
+      release(B.merchant);
+      for (const res of await Promise.all(others)) expect(res.status).toBe(200);
+
+      for (let i = 0; i < 2 * SHARE + 1; i++) {
+        await until('an answer of A to release', () => (held.get(A.merchant)?.length ?? 0) > 0);
+        release(A.merchant);
+      }
+      for (const res of await Promise.all(mine)) expect(res.status).toBe(200);
+    } finally {
+      await roomy.gateway.close();
+    }
+  });
+
+  it('never lets a merchant beyond its share to the ui, however free the pool', async () => {
+    const roomy = await startGateway(10 * SHARE);
+    try {
+      const path = '/ui/balances';
+      const mine = Array.from({ length: SHARE + 1 }, () => get(A, path, roomy.base));
+      await until('A’s share at the ui', () => upstreamHas(A.merchant) === SHARE);
+      await sleep(100);
+      expect(upstreamHas(A.merchant)).toBe(SHARE);
+      for (let i = 0; i < SHARE + 1; i++) {
+        await until('an answer of A to release', () => (held.get(A.merchant)?.length ?? 0) > 0);
+        release(A.merchant);
+      }
+      for (const res of await Promise.all(mine)) expect(res.status).toBe(200);
+    } finally {
+      await roomy.gateway.close();
+    }
   });
 });
