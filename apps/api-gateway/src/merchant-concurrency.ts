@@ -14,8 +14,9 @@
  * 16 cost it 0.6 s (lendBeyondShare). Otherwise a request waits, first in first out per merchant
  * and round robin between merchants, so that a burst the rate limit admits (100 simultaneous
  * withdraws, say) is served rather than refused. It waits at most `waitMs`, and at most
- * `maxWaiting` of one merchant wait; past either it gets 429 rate_limited. Requests that carry no merchant (the /ui page and its assets) are counted per
- * client address instead. Counted in this process only, like the export slots.
+ * `maxWaiting` of one merchant wait; past either it gets 429 rate_limited. Requests that carry no
+ * merchant (the /ui page and its assets) are counted per client address instead. Counted in this
+ * process only, like the export slots.
  */
 import { ApiError } from '@dw/http-kit';
 import { metricsRegistry } from '@dw/telemetry';
@@ -67,7 +68,7 @@ const busy = (perMerchant: number) =>
   new ApiError(
     429,
     'rate_limited',
-    `At most ${perMerchant} of your requests are in progress at once; retry after 1 s, once one has finished (read each answer to its end).`,
+    `Too many of your requests are in progress at once (${perMerchant} are always admitted); retry after 1 s, once one has finished (read each answer to its end).`,
     undefined,
     { 'retry-after': '1' },
   );

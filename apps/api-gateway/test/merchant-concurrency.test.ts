@@ -137,7 +137,7 @@ describe("a merchant's requests in progress, per upstream", () => {
     expect(overflow.status).toBe(429);
     expect(overflow.ms).toBeLessThan(WAIT_MS);
     expect(overflow.retryAfter).toBe('1');
-    expect(JSON.parse(overflow.body)).toMatchObject({ code: 'rate_limited', status: 429, detail: expect.stringMatching(/At most 2 of your requests are in progress/) });
+    expect(JSON.parse(overflow.body)).toMatchObject({ code: 'rate_limited', status: 429, detail: expect.stringMatching(/Too many of your requests are in progress at once \(2 are always admitted\)/) });
 
     const refused = await waited;
     expect(refused.status).toBe(429);
