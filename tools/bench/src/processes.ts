@@ -193,33 +193,65 @@ export function rssMb(pid: number | undefined): number | undefined {
   }
 }
 
-export interface SameWork extends Baseline {
+export interface SameWork {
+  url: string;
   /** The serviceApiToken its one merchant answers to. */
   token: string;
+  /** Its processes by name, for the CPU sampler. */
+  pids: Record<string, number>;
+  close(): Promise<void>;
 }
 
 /**
  * Issue 20's same-work baseline (same-work-server.ts) on its own migrated database (the product's
- * migrations, via @dw/db/testing) and its own queues, delivering to `callbackUrl`.
+ * migrations, via @dw/db/testing) and its own queues, delivering to `callbackUrl`. `split`: the same
+ * code in the product's three processes (a bare proxy in front, the create side with its relay, the
+ * deliverer), so that it costs the hops and nothing else that the product adds.
  */
-export async function startSameWork(id: string, callbackUrl: string): Promise<SameWork> {
-  const db = await createTestDatabase(`bench_samework_${id}`);
-  const prefix = testPrefix('bench.samework', id);
-  const { child, first } = await forkReady<{ url: string; token: string }>('same-work-server.ts', [db.url, AMQP_URL, prefix, callbackUrl], AS_SERVICES);
-  return {
-    url: first.url,
-    token: first.token,
-    pid: child.pid!,
-    async close() {
-      await stopChild(child);
-      const conn = await amqp.connect(AMQP_URL);
-      const ch = await conn.createChannel();
-      await deleteTopology(ch, callbackTopology({ prefix, retryDelaysMs: [1000] }));
-      await ch.close();
-      await conn.close();
-      await db.drop();
-    },
+export async function startSameWork(id: string, callbackUrl: string, { split = false } = {}): Promise<SameWork> {
+  const name = split ? 'samesplit' : 'samework';
+  const db = await createTestDatabase(`bench_${name}_${id}`);
+  const prefix = testPrefix(`bench.${name}`, id);
+  const args = (role: string) => [db.url, AMQP_URL, prefix, callbackUrl, role];
+  const children: ChildProcess[] = [];
+  const pids: Record<string, number> = {};
+  let proxy: Forked | undefined;
+  const stop = async () => {
+    await proxy?.close();
+    for (const child of children) await stopChild(child);
   };
+  try {
+    const create = await forkReady<{ url: string; token: string }>('same-work-server.ts', args(split ? 'create' : 'whole'), AS_SERVICES);
+    children.push(create.child);
+    pids[split ? 'split: create' : 'same-work'] = create.child.pid!;
+    let url = create.first.url;
+    if (split) {
+      const deliver = await forkReady<object>('same-work-server.ts', args('deliver'), AS_SERVICES);
+      children.push(deliver.child);
+      pids['split: deliver'] = deliver.child.pid!;
+      proxy = await startBareProxy(url);
+      pids['split: proxy'] = proxy.pid;
+      url = proxy.url;
+    }
+    return {
+      url,
+      token: create.first.token,
+      pids,
+      async close() {
+        await stop();
+        const conn = await amqp.connect(AMQP_URL);
+        const ch = await conn.createChannel();
+        await deleteTopology(ch, callbackTopology({ prefix, retryDelaysMs: [1000] }));
+        await ch.close();
+        await conn.close();
+        await db.drop();
+      },
+    };
+  } catch (err) {
+    await stop();
+    await db.drop();
+    throw err;
+  }
 }
 
 export interface Forked {

@@ -16,6 +16,11 @@
  *   the delivery's status with callback-svc's batched statement (recordOutcomes of
  *   apps/callback-svc/src/delivery/record-attempt.ts), then acks.
  * What it leaves out is what the microservices add: the hops, the gateway's proof, the claim row.
+ *
+ * argv[6], the role, splits it the way the product is split, for the bench's "same work, split"
+ * baseline (the cost of the hops alone): `create` serves the HTTP side and runs the relay, `deliver`
+ * only consumes and delivers (it looks each merchant up once, as callback-svc caches it); the
+ * default, `whole`, is both in one process. A bare proxy in front stands for the gateway.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +38,8 @@ import { replyOutcome } from '../../../apps/callback-svc/src/delivery/attempt-re
 import { recordOutcomes, type Outcome } from '../../../apps/callback-svc/src/delivery/record-attempt';
 import { webhookHeaders } from '../../../apps/callback-svc/src/delivery/sign-callback';
 
-const [dbUrl, amqpUrl, prefix, callbackUrl] = process.argv.slice(2) as [string, string, string, string];
+const [dbUrl, amqpUrl, prefix, callbackUrl, role = 'whole'] = process.argv.slice(2) as [string, string, string, string, string?];
+if (!['whole', 'create', 'deliver'].includes(role)) throw new Error(`unknown role ${role}`);
 
 interface Merchant {
   id: string;
@@ -43,6 +49,15 @@ interface Merchant {
 
 async function main() {
   const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
+  const names = messagingNames(prefix);
+  const conn = await amqp.connect(amqpUrl);
+  const setup = await conn.createChannel();
+  await assertTopology(setup, callbackTopology({ prefix, retryDelaysMs: [1000] }));
+  await setup.close();
+  process.on('disconnect', () => process.exit(0));
+  if (role !== 'create') await consume(pool, conn, names.deliverQueue);
+  if (role === 'deliver') return void process.send!({});
+
   // One merchant, its token kept in memory as the gateway's cache would.
   const token = `bench-${randomBytes(16).toString('hex')}`;
   const merchant: Merchant = { id: randomUUID(), secret: `whsec_${randomBytes(24).toString('base64')}`, url: callbackUrl };
@@ -51,15 +66,8 @@ async function main() {
     [merchant.id, apiTokenHash(token), merchant.secret, merchant.url],
   );
   const tokens = new Map([[token, merchant]]);
-  const merchants = new Map([[merchant.id, merchant]]);
 
-  const names = messagingNames(prefix);
-  const conn = await amqp.connect(amqpUrl);
-  const setup = await conn.createChannel();
-  await assertTopology(setup, callbackTopology({ prefix, retryDelaysMs: [1000] }));
-  await setup.close();
   const pub = await conn.createConfirmChannel();
-  const sub = await conn.createChannel();
 
   // The relay: one pass per wake-up, again while a pass was full (as outbox-relay.ts).
   let relaying = false;
@@ -87,16 +95,54 @@ async function main() {
     return items.map((t) => byOrder.get(t.orderId) ?? null);
   }, { maxBatch: 100, concurrency: 4 });
 
-  // The consumer: sign, POST, record (group commit as callback-svc), ack.
+  const app = Fastify({ logger: false });
+  app.post('/api/createDeposit', { schema: { body: CreateDepositBody } }, async (req, reply) => {
+    const m = tokens.get(String(req.headers.serviceapitoken ?? ''));
+    if (!m) return reply.code(401).type('application/problem+json').send({ type: 'about:blank', title: 'Unauthorized', status: 401 });
+    const body = req.body as CreateDepositBody;
+    const tx = await batch({
+      merchantId: m.id,
+      type: 'deposit',
+      amount: body.amount,
+      currency: body.currency,
+      orderId: body.orderId,
+      description: body.description ?? null,
+      metadata: body.metadata ?? {},
+      destination: null,
+      traceparent: null,
+    });
+    if (tx instanceof Error) throw tx;
+    if (!tx) return reply.code(409).type('application/problem+json').send({ type: 'about:blank', title: 'Conflict', status: 409 });
+    return reply.code(201).send(tx);
+  });
+
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  process.send!({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, token });
+}
+
+/** The consumer: sign, POST, record (group commit as callback-svc), ack. */
+async function consume(pool: pg.Pool, conn: amqp.ChannelModel, queue: string): Promise<void> {
+  const sub = await conn.createChannel();
+  const merchants = new Map<string, Promise<Merchant | undefined>>();
+  const merchantOf = (id: string) => {
+    let m = merchants.get(id);
+    if (!m) {
+      m = pool
+        .query<Merchant>(`SELECT id, callback_signing_secret AS secret, deposit_callback_url AS url FROM merchants WHERE id = $1::uuid`, [id])
+        .then((r) => r.rows[0]);
+      merchants.set(id, m);
+    }
+    return m;
+  };
   const http = new HttpPool(new URL(callbackUrl).origin, { connections: 64 });
   const callbackPath = new URL(callbackUrl).pathname;
   const record = groupCommit((outcomes: Outcome[]) => recordOutcomes(pool, outcomes), { maxBatch: 100, concurrency: 2 });
   await sub.prefetch(100);
-  await sub.consume(names.deliverQueue, (msg: ConsumeMessage | null) => {
+  await sub.consume(queue, (msg: ConsumeMessage | null) => {
     if (!msg) return;
     void (async () => {
       const eventId = String(msg.properties.messageId);
-      const m = merchants.get(String(msg.properties.headers?.[MERCHANT_HEADER]));
+      const m = await merchantOf(String(msg.properties.headers?.[MERCHANT_HEADER]));
       if (!m) return sub.ack(msg);
       const at = new Date();
       const started = performance.now();
@@ -126,31 +172,6 @@ async function main() {
       sub.ack(msg);
     })().catch((err) => console.error('same-work consumer:', err));
   });
-
-  const app = Fastify({ logger: false });
-  app.post('/api/createDeposit', { schema: { body: CreateDepositBody } }, async (req, reply) => {
-    const m = tokens.get(String(req.headers.serviceapitoken ?? ''));
-    if (!m) return reply.code(401).type('application/problem+json').send({ type: 'about:blank', title: 'Unauthorized', status: 401 });
-    const body = req.body as CreateDepositBody;
-    const tx = await batch({
-      merchantId: m.id,
-      type: 'deposit',
-      amount: body.amount,
-      currency: body.currency,
-      orderId: body.orderId,
-      description: body.description ?? null,
-      metadata: body.metadata ?? {},
-      destination: null,
-      traceparent: null,
-    });
-    if (tx instanceof Error) throw tx;
-    if (!tx) return reply.code(409).type('application/problem+json').send({ type: 'about:blank', title: 'Conflict', status: 409 });
-    return reply.code(201).send(tx);
-  });
-
-  process.on('disconnect', () => process.exit(0));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  process.send!({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, token });
 }
 
 main().catch((err) => {
