@@ -3,9 +3,8 @@
  * 127.0.0.1, with short retry delays (the real schedule runs in callbacks-default-schedule.ci.e2e.test.ts).
  */
 import { Webhook } from 'standardwebhooks';
-import pg from 'pg';
 import { startCallbackReceiver, startTcpProxy, type CallbackReceiver, type ReceivedCallback, type TcpProxy } from '@dw/testing';
-import { ADMIN_TOKEN, api, eventually, startStack, type Merchant, type Stack } from './support/stack';
+import { ADMIN_TOKEN, api, eventually, startStack, type Merchant, type Stack, withDatabase } from './support/stack';
 
 const DELAYS = [600, 1200, 1800, 2400, 3000];
 let stack: Stack;
@@ -233,14 +232,8 @@ describe('at least once', () => {
 
 describe('the events database', () => {
   it('records every attempt in callback_attempts with its number, time and duration', async () => {
-    const client = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await client.connect();
-    try {
-      const { rows } = await client.query(`SELECT count(*)::int AS n, min(attempt) AS lo FROM callback_attempts`);
-      expect(rows[0].n).toBeGreaterThan(0);
-      expect(rows[0].lo).toBe(1);
-    } finally {
-      await client.end();
-    }
+    const { rows } = await withDatabase(stack, (db) => db.query(`SELECT count(*)::int AS n, min(attempt) AS lo FROM callback_attempts`));
+    expect(rows[0].n).toBeGreaterThan(0);
+    expect(rows[0].lo).toBe(1);
   });
 });

@@ -9,8 +9,7 @@
  * a round's 10 and its 2 early drops, so each round also proves that transactions-svc frees an export's slot when it is dropped.
  */
 import net from 'node:net';
-import pg from 'pg';
-import { api, eventually, startStack, type Merchant, type Stack } from './support/stack';
+import { api, eventually, startStack, type Merchant, type Stack, withDatabase } from './support/stack';
 import { enterHandWrittenHistory } from './support/seed-history';
 
 /** More than the ui's pool to transactions-svc holds (connections: 32, transactions-client.ts). */
@@ -35,9 +34,7 @@ beforeAll(async () => {
   });
   merchant = stack.createMerchant('Big exporter');
   // Written by SQL: thousands of rows in a moment (the export needs no events to list them).
-  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-  await db.connect();
-  try {
+  await withDatabase(stack, async (db) => {
     await db.query(
       `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, last_sequence, created_at, updated_at)
        SELECT gen_random_uuid(), $1, 'deposit', 'completed', g, 'USD', 'bulk-' || g, repeat('x', 400), 1,
@@ -46,9 +43,7 @@ beforeAll(async () => {
       [merchant.merchantId],
     );
     await enterHandWrittenHistory(db, merchant.merchantId); // as if the product had written them
-  } finally {
-    await db.end();
-  }
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -2,8 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import pg from 'pg';
-import { ADMIN_TOKEN, api, freePort, startStack, type Merchant, type Stack } from './support/stack';
+import { ADMIN_TOKEN, api, freePort, startStack, type Merchant, type Stack, withDatabase } from './support/stack';
 
 let stack: Stack;
 let m1: Merchant;
@@ -267,18 +266,11 @@ describe('tracing (W3C traceparent)', () => {
         traceparent: `00-${traceId}-${'cd'.repeat(8)}-01`,
       })
     ).json;
-    const client = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await client.connect();
-    try {
-      const { rows } = await client.query(
-        `SELECT e.traceparent AS tp FROM transaction_events e WHERE e.transaction_id = $1`,
-        [tx.id],
-      );
-      expect(rows).toHaveLength(1);
-      expect(rows[0].tp).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
-    } finally {
-      await client.end();
-    }
+    const { rows } = await withDatabase(stack, (db) =>
+      db.query(`SELECT e.traceparent AS tp FROM transaction_events e WHERE e.transaction_id = $1`, [tx.id]),
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].tp).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
     const view = await call('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' });
     expect(view.json.traceId).toBe(traceId);
   });

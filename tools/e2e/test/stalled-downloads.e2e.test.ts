@@ -16,8 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import pg from 'pg';
-import { api, startStack, type Merchant, type ServiceName, type Stack } from './support/stack';
+import { api, startStack, type Merchant, type ServiceName, type Stack, withDatabase } from './support/stack';
 import { enterHandWrittenHistory } from './support/seed-history';
 
 const ROWS = 1500;
@@ -47,9 +46,7 @@ beforeAll(async () => {
   const res = await api(stack, a.apiToken)('POST', '/api/createDeposit', largest);
   expect(res.status).toBe(201);
   // ...and the rest, copies of it, are written by SQL in a moment.
-  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-  await db.connect();
-  try {
+  await withDatabase(stack, async (db) => {
     await db.query(
       `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata, last_sequence, created_at, updated_at)
        SELECT gen_random_uuid(), t.merchant_id, 'deposit', 'pending', 1, 'USD', 'largest-' || g, t.description, t.metadata, 0,
@@ -59,9 +56,7 @@ beforeAll(async () => {
       [res.json.id],
     );
     await enterHandWrittenHistory(db, a.merchantId); // as if the product had written them
-  } finally {
-    await db.end();
-  }
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -252,9 +247,7 @@ describe('40 CSV downloads of 1,500 of the largest transactions, never read', ()
 describe("40 downloads of A's statement (50,000 entries), never read", () => {
   beforeAll(async () => {
     // Small completed deposits written by SQL and entered as the ledger would have: two entries each.
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await db.connect();
-    try {
+    await withDatabase(stack, async (db) => {
       await db.query(
         `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, last_sequence, created_at, updated_at)
          SELECT gen_random_uuid(), $1, 'deposit', 'completed', 1, 'USD', 'statement-' || g, 0,
@@ -263,9 +256,7 @@ describe("40 downloads of A's statement (50,000 entries), never read", () => {
         [a.merchantId],
       );
       expect(await enterHandWrittenHistory(db, a.merchantId)).toBe(50_000);
-    } finally {
-      await db.end();
-    }
+    });
   }, 120_000);
 
   it("bounds them as the list's downloads, in the same slots: A's list CSV is refused while two statements stall", async () => {
@@ -283,9 +274,7 @@ describe("40 downloads of A's statement (50,000 entries), never read", () => {
   it('lets go of them: no download left in transactions-svc, and A downloads its statement in full', async () => {
     expect(await exportsInFlight()).toBe(0);
     const lines = await downloadedLines('/api/getBalanceHistory');
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await db.connect();
-    const entries = await db.query('SELECT count(*)::int AS n FROM ledger_entries WHERE merchant_id = $1', [a.merchantId]).finally(() => db.end());
+    const entries = await withDatabase(stack, (db) => db.query('SELECT count(*)::int AS n FROM ledger_entries WHERE merchant_id = $1', [a.merchantId]));
     expect(entries.rows[0].n).toBeGreaterThan(50_000);
     expect(lines).toBe(entries.rows[0].n + 1);
   }, 120_000);

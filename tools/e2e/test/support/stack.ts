@@ -106,12 +106,22 @@ export async function eventually<T>(fn: () => Promise<T> | T, ok: (v: T) => bool
  * what a recovery then restarts. Read from the stack's database; resolves with the count reached.
  */
 export async function skippedDeliveries(stack: Pick<Stack, 'env'>, merchantId: string, count: number, timeoutMs = 60_000): Promise<number> {
-  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-  await db.connect();
   const SKIPPED = `SELECT count(*)::int AS n FROM callback_deliveries d JOIN transaction_events e ON e.id = d.event_id
                     WHERE e.merchant_id = $1 AND d.status = 'skipped'`;
+  return withDatabase(stack, (db) =>
+    eventually(async () => (await db.query(SKIPPED, [merchantId])).rows[0].n as number, (n) => n >= count, timeoutMs),
+  );
+}
+
+/**
+ * Runs `fn` with a client of the stack's own database, closed afterwards: for tests that write
+ * history by hand or read what the services wrote.
+ */
+export async function withDatabase<T>(stack: Pick<Stack, 'env'>, fn: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+  await db.connect();
   try {
-    return await eventually(async () => (await db.query(SKIPPED, [merchantId])).rows[0].n as number, (n) => n >= count, timeoutMs);
+    return await fn(db);
   } finally {
     await db.end();
   }
