@@ -72,6 +72,12 @@ describe('when transactions-svc is up', () => {
     expect(res.json()).toMatchObject({ code: 'service_unavailable' });
   });
 
+  it('answers 503 when the JSON of a 200 from transactions-svc ends short of its object', async () => {
+    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=cut-short', headers });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+  });
+
   it('answers 503 when transactions-svc does not reply within UPSTREAM_TIMEOUT_MS', async () => {
     const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=slow', headers });
     expect(res.statusCode).toBe(503);

@@ -1,4 +1,5 @@
 /** GET /ui/viewTransaction with Accept: application/json (the default): the contract's JSON forms. */
+import { AS_WRITTEN } from './support/fake-transactions-svc';
 import { DETAIL, MERCHANT_ID, OTHER_MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './support/fixtures';
 import { useUiWithUpstream } from './support/ui-app';
 
@@ -19,6 +20,13 @@ describe('GET /ui/viewTransaction as JSON', () => {
     expect(res.json()).toEqual(PAGE_ONE);
     // The amount is the exact decimal string, digit for digit.
     expect(res.body).toContain('"amount":"123456789012345678.12345678"');
+  });
+
+  it("passes transactions-svc's JSON on byte for byte: never parsed and written again (a page may be 4.25 MB)", async () => {
+    const res = await view('?orderId=as-written', { accept: 'application/json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(AS_WRITTEN);
   });
 
   it('forwards the merchant, the request id and the validated filters with the default limit', async () => {

@@ -13,7 +13,7 @@ import { listControls, listFragment, renderListPage } from '../html/list-page';
 import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
 import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
-import type { TransactionsClient } from '../transactions-client';
+import type { TransactionsClient, UpstreamResult } from '../transactions-client';
 import { htmlProblems } from './html-problems';
 import { ApiError, requireMerchant, type InternalAuth } from '@dw/http-kit';
 
@@ -36,6 +36,12 @@ function passProblem(reply: FastifyReply, status: number, problem: Problem, retr
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
+/** JSON as transactions-svc wrote it (TransactionsClient.listBytes, getBytes), or its problem. */
+function sendJson(reply: FastifyReply, result: UpstreamResult<Buffer>): FastifyReply {
+  if (!result.ok) return passProblem(reply, result.status, result.problem);
+  return reply.type('application/json; charset=utf-8').send(result.body);
+}
+
 export function viewTransactionRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets, auth: InternalAuth): void {
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers({ vary: `Accept, x-ui-fragment, ${HEADER_UI_TRAIL}`, 'cache-control': NO_STORE });
@@ -53,15 +59,13 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
 
       if (id !== undefined) {
         if (as === 'csv') throw CSV_IS_FOR_LISTS();
+        if (as === 'json') return sendJson(reply, await client.getBytes(scope, id));
         const result = await client.get(scope, id);
         if (!result.ok) return passProblem(reply, result.status, result.problem);
-        if (as === 'html') {
-          const body = wantsFragment(request)
-            ? `${detailFragment(result.body).value}\n${detailControls(result.body).value}`
-            : renderDetailPage(assets, result.body);
-          return sendHtml(reply, 200, body, NO_STORE);
-        }
-        return reply.send(result.body);
+        const body = wantsFragment(request)
+          ? `${detailFragment(result.body).value}\n${detailControls(result.body).value}`
+          : renderDetailPage(assets, result.body);
+        return sendHtml(reply, 200, body, NO_STORE);
       }
 
       if (as === 'csv') {
@@ -75,15 +79,13 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
           .send(transactionsCsv(rows.body));
       }
 
+      if (as === 'json') return sendJson(reply, await client.listBytes(scope, filters));
       const result = await client.list(scope, filters);
       if (!result.ok) return passProblem(reply, result.status, result.problem);
-      if (as === 'html') {
-        const body = wantsFragment(request)
-          ? `${listFragment(result.body, filters).value}\n${listControls(result.body, filters, readTrail(request.headers[HEADER_UI_TRAIL])).value}`
-          : renderListPage(assets, result.body, filters);
-        return sendHtml(reply, 200, body, NO_STORE);
-      }
-      return reply.send(result.body);
+      const body = wantsFragment(request)
+        ? `${listFragment(result.body, filters).value}\n${listControls(result.body, filters, readTrail(request.headers[HEADER_UI_TRAIL])).value}`
+        : renderListPage(assets, result.body, filters);
+      return sendHtml(reply, 200, body, NO_STORE);
     },
   );
 }

@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { InternalAuth } from '@dw/http-kit';
 import { BALANCES, DETAIL, EXPORT_ROWS, HEALTH, HISTORY_ONE, INTERNAL_SECRET, MANY_ATTEMPTS, MERCHANT_ID, PAGE_ONE, PAGE_TWO } from './fixtures';
 
+/** A page written as no JSON.stringify would write it: a reader that parses and writes again changes it. */
+export const AS_WRITTEN = '{ "items": [],\n  "nextCursor": null, "amount": "1.10", "note": "\\u00e9" }\n';
+
 // Like the real one, it believes x-merchant-id only with the caller's proof of the request.
 const internalAuth = new InternalAuth([INTERNAL_SECRET]);
 
@@ -42,6 +45,8 @@ function routes(app: FastifyInstance): void {
   app.get<{ Querystring: Record<string, string> }>('/api/transactions', async (request, reply) => {
     const { cursor, orderId } = request.query;
     if (orderId === 'not-json') return reply.type('application/json').send('this is not json');
+    if (orderId === 'cut-short') return reply.type('application/json').send('{"items":[{"id":"7b0c');
+    if (orderId === 'as-written') return reply.type('application/json').send(AS_WRITTEN);
     if (orderId === 'slow') await new Promise((r) => setTimeout(r, 1500));
     if (cursor === 'bad') {
       return reply
