@@ -42,6 +42,19 @@ describe('GET /api/transactions (the list behind /ui/viewTransaction)', () => {
     expect(seen).toEqual(all);
   });
 
+  it('carries each row exactly as its create answered it, text of every kind and amounts digit for digit', async () => {
+    // The page is PostgreSQL's JSON of each row, sent on as text: its escaping must agree with JSON.stringify's.
+    const text = 'quote " backslash \\ slash / é 😀 \u2028 \u{10FFFF} </script> \u0080';
+    const payload = { amount: '123456789012345678.10000000', currency: 'USDT', orderId: `exact-" \\ é 😀 \u2028`, description: text, metadata: { 'k"\\é😀': text, b: '', a: '0' } };
+    const created = await svc.as(svc.merchantA, { method: 'POST', url: '/api/createDeposit', payload });
+    expect({ status: created.statusCode, body: created.statusCode === 201 ? undefined : created.json() }).toEqual({ status: 201, body: undefined });
+    const res = await list(`orderId=${encodeURIComponent(payload.orderId)}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({ items: [created.json()], nextCursor: null });
+    expect(res.json().items[0].amount).toBe('123456789012345678.10000000');
+  });
+
   it('filters by type, status, orderId and a [from, to) range on createdAt', async () => {
     const w = await create(svc.merchantA, 'withdraw', 'filter-me');
     expect((await list('type=withdraw')).json().items.every((t: { type: string }) => t.type === 'withdraw')).toBe(true);
