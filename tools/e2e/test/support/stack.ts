@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import amqp from 'amqplib';
@@ -80,15 +81,54 @@ function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pro
   return exited;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports for the stacks' services come from a block of this jest worker's own, below the kernel's
+ * ephemeral range: a port is checked free and released, and the service listens on it a second or
+ * two later, so a port the kernel hands out (bind to 0, an outgoing connection's local port) could
+ * be handed out again in between. Two stacks given one port would not fail: the later service
+ * cannot listen, the earlier one answers its health check, and the later stack's requests reach
+ * the other stack (the likeliest cause of a 404 "No such merchant" that flat-cost once got from
+ * /ui/endpointHealth in CI, for a merchant that had just created deposits). Blocks never overlap,
+ * and within one worker the stacks start one after another.
+ */
+const PORT_BLOCK = 900;
+const PORT_BASE = 20_000;
+const PORT_BLOCKS = 14; // 20000–32599, below Linux's default ephemeral range (32768–60999)
+const portBlock = PORT_BASE + (Number(process.env.JEST_WORKER_ID ?? 0) % PORT_BLOCKS) * PORT_BLOCK;
+let portOffset = process.pid % PORT_BLOCK; // where this process starts in its block
+
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether something can listen on 127.0.0.1:`port` now (0: the kernel's choice); resolves with the port or undefined. */
+function listenable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
+      const { port: got } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(got));
     });
-    srv.on('error', reject);
   });
+}
+
+export async function freePort(): Promise<number> {
+  // Where the kernel's range reaches into the blocks, fall back to its choice (the old race).
+  if (ephemeralLow() <= PORT_BASE + PORT_BLOCKS * PORT_BLOCK) {
+    const port = await listenable(0);
+    if (port === undefined) throw new Error('no free port');
+    return port;
+  }
+  for (let tried = 0; tried < PORT_BLOCK; tried++) {
+    const port = portBlock + (portOffset++ % PORT_BLOCK);
+    if ((await listenable(port)) !== undefined) return port;
+  }
+  throw new Error(`no free port in ${portBlock}–${portBlock + PORT_BLOCK - 1}`);
 }
 
 /** Calls `fn` until `ok` holds for its value or `timeoutMs` has passed; returns the last value. */
@@ -124,6 +164,23 @@ export async function withDatabase<T>(stack: Pick<Stack, 'env'>, fn: (db: pg.Cli
     return await fn(db);
   } finally {
     await db.end();
+  }
+}
+
+/**
+ * Resolves once `url`/healthz answers, and fails at once, with the service's log, if the process
+ * exits first (a port it could not listen on, a bad setting) rather than trusting whatever answers.
+ */
+async function answering(child: ChildProcess, name: string, url: string, log: string[]): Promise<void> {
+  let onExit!: (code: number | null, signal: NodeJS.Signals | null) => void;
+  const exited = new Promise<never>((_, reject) => {
+    onExit = (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before ${url}/healthz answered:\n${log.join('')}`));
+    child.once('exit', onExit);
+  });
+  try {
+    await Promise.race([waitFor(`${url}/healthz`), exited]);
+  } finally {
+    child.off('exit', onExit);
   }
 }
 
@@ -205,8 +262,9 @@ export async function startStack(label: string, overrides: Record<string, string
       return JSON.parse(res.stdout) as Merchant;
     },
     async start(name) {
-      children.set(name, spawnService(name, env, logs[name]));
-      await waitFor(`http://127.0.0.1:${ports[name]}/healthz`);
+      const child = spawnService(name, env, logs[name]);
+      children.set(name, child);
+      await answering(child, name, `http://127.0.0.1:${ports[name]}`, logs[name]);
     },
     async startExtra(name, overrides = {}) {
       const port = await freePort();
@@ -215,7 +273,7 @@ export async function startStack(label: string, overrides: Record<string, string
       extras.add(child);
       const url = `http://127.0.0.1:${port}`;
       try {
-        await waitFor(`${url}/healthz`);
+        await answering(child, name, url, log);
       } catch (err) {
         await stopChild(child);
         throw new Error(`${(err as Error).message}\n${log.join('')}`);
