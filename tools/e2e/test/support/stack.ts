@@ -17,8 +17,6 @@ export const ROOT = path.resolve(__dirname, '../../../..');
 const PG_ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const AMQP_URL = DEFAULT_AMQP_URL;
 export const ADMIN_TOKEN = 'e2e-admin-token';
-/** The secret the gateway signs internal requests with (and ui and transactions-svc verify). */
-export const INTERNAL_AUTH_SECRET = 'e2e-internal-auth-secret-0123456789abcdef';
 
 export type ServiceName = 'api-gateway' | 'transactions-svc' | 'callback-svc' | 'ui';
 const PORT_ENV: Record<ServiceName, string> = {
@@ -217,7 +215,9 @@ export async function startStack(label: string, overrides: Record<string, string
     AMQP_URL,
     AMQP_PREFIX: testPrefix(`e2e.${label.replace(/\W/g, '_')}`, hex),
     ADMIN_TOKEN,
-    INTERNAL_AUTH_SECRETS: INTERNAL_AUTH_SECRET,
+    // The gateway's proof key, the stack's own: a request that reached another stack's service
+    // (a port given to two stacks) is refused there, as a deployment's would be, not served.
+    INTERNAL_AUTH_SECRETS: `e2e-internal-auth-${randomBytes(24).toString('hex')}`,
     // Every test request comes from 127.0.0.1; tests of the per-address limit set their own.
     BAD_TOKEN_LIMIT_PER_MINUTE: '100000',
     CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
