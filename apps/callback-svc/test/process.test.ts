@@ -12,6 +12,7 @@ import path from 'node:path';
 import { type CallbackReceiver, startCallbackReceiver, startTcpProxy, testPrefix } from '@dw/testing';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
+import { freePort } from './support/built-process';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { AMQP_URL, TestPublisher } from './support/service';
 import { ATTEMPT_HEADER, messagingNames } from '@dw/messaging';
@@ -38,14 +39,6 @@ function build(): void {
     cwd: BUILD_DIR,
     stdio: 'pipe',
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function startProcess(port: number, env: Record<string, string> = {}): void {
