@@ -5,12 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { freePort } from './support/stack';
+import { freePort, PORT_BLOCK } from './support/stack';
 
 const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
 const worker = Number(process.env.JEST_WORKER_ID ?? 0) % 14;
 
 it("gives distinct free ports from this worker's block, below the ephemeral range", async () => {
+  // This machine's kernel range starts above the blocks, so they are used (not the kernel's choice).
+  expect(PORT_BLOCK).toEqual({ first: 20_000 + worker * 900, size: 900 });
   const ports: number[] = [];
   for (let i = 0; i < 20; i++) ports.push(await freePort());
   expect(new Set(ports).size).toBe(20);

@@ -89,19 +89,21 @@ function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pro
  * /ui/endpointHealth in CI, for a merchant that had just created deposits). Blocks never overlap,
  * and within one worker the stacks start one after another.
  */
-const PORT_BLOCK = 900;
 const PORT_BASE = 20_000;
 const PORT_BLOCKS = 14; // 20000–32599, below Linux's default ephemeral range (32768–60999)
-const portBlock = PORT_BASE + (Number(process.env.JEST_WORKER_ID ?? 0) % PORT_BLOCKS) * PORT_BLOCK;
-let portOffset = process.pid % PORT_BLOCK; // where this process starts in its block
-
-function ephemeralLow(): number {
+/** This process's ports: [first, first + size), or undefined where the kernel's range reaches into the blocks. */
+export const PORT_BLOCK = ((): { first: number; size: number } | undefined => {
+  const size = 900;
+  let ephemeralLow = 0;
   try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
   } catch {
-    return 0;
+    // not Linux: the kernel's choice
   }
-}
+  if (ephemeralLow <= PORT_BASE + PORT_BLOCKS * size) return undefined;
+  return { first: PORT_BASE + (Number(process.env.JEST_WORKER_ID ?? 0) % PORT_BLOCKS) * size, size };
+})();
+let portOffset = process.pid; // where this process starts in its block
 
 /** Whether something can listen on 127.0.0.1:`port` now (0: the kernel's choice); resolves with the port or undefined. */
 function listenable(port: number): Promise<number | undefined> {
@@ -117,16 +119,17 @@ function listenable(port: number): Promise<number | undefined> {
 
 export async function freePort(): Promise<number> {
   // Where the kernel's range reaches into the blocks, fall back to its choice (the old race).
-  if (ephemeralLow() <= PORT_BASE + PORT_BLOCKS * PORT_BLOCK) {
+  if (!PORT_BLOCK) {
     const port = await listenable(0);
     if (port === undefined) throw new Error('no free port');
     return port;
   }
-  for (let tried = 0; tried < PORT_BLOCK; tried++) {
-    const port = portBlock + (portOffset++ % PORT_BLOCK);
+  const { first, size } = PORT_BLOCK;
+  for (let tried = 0; tried < size; tried++) {
+    const port = first + (portOffset++ % size);
     if ((await listenable(port)) !== undefined) return port;
   }
-  throw new Error(`no free port in ${portBlock}–${portBlock + PORT_BLOCK - 1}`);
+  throw new Error(`no free port in ${first}–${first + size - 1}`);
 }
 
 /** Calls `fn` until `ok` holds for its value or `timeoutMs` has passed; returns the last value. */
