@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sendProblem } from './problem';
+import { validationDetail } from './validation-messages';
 
 /** `GET http://host/path HTTP/1.1` (absolute form) names the same path as `GET /path`. */
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
@@ -41,13 +42,51 @@ export function nonCanonicalPath(url: string): string | undefined {
   return undefined;
 }
 
-/** Refuses a non-canonical path with 400 before any route's hooks or handler run. */
+function decoded(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first query parameter whose name or value is not valid percent-encoding (a `%` without two
+ * hex digits after it, or bytes that are not UTF-8), as the error's path; undefined when all are.
+ * The query parser would otherwise keep such a value as its literal text, so `?orderId=%E0%A4%A`
+ * filtered on a string the client never meant; bytes that are not UTF-8 are refused in a path and
+ * in a body alike, and now in a query too.
+ */
+export function malformedQueryParameter(url: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q === -1) return undefined;
+  for (const pair of url.slice(q + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const name = decoded(rawName);
+    if (name === undefined) return 'querystring';
+    const pointer = name.replace(/~/g, '~0').replace(/\//g, '~1');
+    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return `querystring:/${pointer}`;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, with 400 before any route's hooks or handler run, a non-canonical path and a query
+ * parameter that is not valid percent-encoding.
+ */
 export function refuseNonCanonicalPaths(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    const reason = nonCanonicalPath(request.raw.url ?? '');
-    if (reason === undefined) return;
-    return sendProblem(request, reply, 400, 'validation_failed', `The request path is not canonical: it ${reason}.`, [
-      { path: 'path', message: reason },
-    ]);
+    const url = request.raw.url ?? '';
+    const reason = nonCanonicalPath(url);
+    if (reason !== undefined) {
+      return sendProblem(request, reply, 400, 'validation_failed', `The request path is not canonical: it ${reason}.`, [
+        { path: 'path', message: reason },
+      ]);
+    }
+    const parameter = malformedQueryParameter(url);
+    if (parameter === undefined) return;
+    const errors = [{ path: parameter, message: 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)' }];
+    return sendProblem(request, reply, 400, 'validation_failed', validationDetail(errors), errors);
   });
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { getRawPath } from '@dw/testing';
-import { createService, nonCanonicalPath } from '../src';
+import { createService, malformedQueryParameter, nonCanonicalPath } from '../src';
 
 /**
  * Each spelling that names another path once a URL parser has read it. The requests go over a real
@@ -73,5 +73,29 @@ describe('canonical request paths', () => {
     expect(nonCanonicalPath('/a/%zz')).toMatch(/percent-encoding/);
     expect(nonCanonicalPath('*')).toMatch(/absolute path/);
     expect(nonCanonicalPath('/api/createDeposit?x=..')).toBeUndefined();
+  });
+
+  it.each([
+    ['/assets/x?orderId=%E0%A4%A', 'querystring:/orderId'],
+    ['/assets/x?orderId=%ED%A0%80', 'querystring:/orderId'],
+    ['/assets/x?limit=5&orderId=50%off', 'querystring:/orderId'],
+    ['/assets/x?a%2Fb=%', 'querystring:/a~1b'],
+    ['/assets/x?%ZZ=1', 'querystring'],
+  ])('refuses %s, a query parameter not in valid percent-encoding, with 400 naming it', async (target, path) => {
+    const before = hits.length;
+    const res = await getRawPath(base, target);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(body.errors).toEqual([{ path, message: expect.stringMatching(/percent-encoding/) }]);
+    expect(body.detail).toMatch(/^Fix the (query parameter|query string)/);
+    expect(hits.length).toBe(before);
+  });
+
+  it('reads a well-formed query, "+" as a space and %25 as a literal "%", and an empty or bare parameter', () => {
+    for (const url of ['/a?orderId=50%25off', '/a?q=a+b&r=%F0%9F%98%80', '/a?', '/a?flag', '/a?x=&&y', '/a']) {
+      expect(malformedQueryParameter(url)).toBeUndefined();
+    }
   });
 });

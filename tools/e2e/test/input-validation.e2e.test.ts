@@ -117,10 +117,22 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
     expectValidationFailed(await view(query), path);
   });
 
-  it('takes a value that is not percent-encoded UTF-8 (a lone surrogate as WTF-8) literally: it matches nothing', async () => {
-    const res = await view('orderId=%ED%A0%80');
+  it.each([
+    ['a truncated UTF-8 sequence', 'orderId=%E0%A4%A'],
+    ['a lone surrogate as WTF-8', 'orderId=%ED%A0%80'],
+    ['an overlong "/"', 'orderId=%C0%AF'],
+    ['a "%" not followed by two hex digits', 'orderId=50%off'],
+  ])('refuses a free-text value that is not percent-encoded UTF-8 (%s) rather than filter on its literal text', async (_name, query) => {
+    expectValidationFailed(await view(query), 'querystring:/orderId');
+    expectValidationFailed(await api(stack, m.apiToken)('GET', `/api/getBalanceHistory?currency=USD&${query}`), 'querystring:/orderId');
+  });
+
+  it('reads %25 as a literal "%": the orderId 50%off is found', async () => {
+    const created = await api(stack, m.apiToken)('POST', '/api/createDeposit', { orderId: '50%off', amount: '1.00', currency: 'USD' });
+    expect(created.status).toBe(201);
+    const res = await view('orderId=50%25off');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ items: [], nextCursor: null });
+    expect((res.json as { items: { orderId: string }[] }).items.map((t) => t.orderId)).toEqual(['50%off']);
   });
 
   it.each(['text/html', 'text/csv'])('answers a bad query with a 4xx, never a 5xx, for Accept: %s', async (accept) => {
