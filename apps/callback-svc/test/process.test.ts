@@ -4,22 +4,16 @@
  * (In-process tests cannot start OpenTelemetry: its undici hook is process-wide and would leak
  * into the other test files Jest runs in the same process.)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { type CallbackReceiver, startCallbackReceiver, startTcpProxy, testPrefix } from '@dw/testing';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@dw/db/testing';
-import { freePort } from './support/built-process';
+import { buildService, type BuiltService, freePort, type ServiceProcess, startServiceProcess } from './support/built-process';
 import { deliveryOf, eventually, insertEvent, insertMerchant } from './support/fixtures';
 import { AMQP_URL, TestPublisher } from './support/service';
 import { ATTEMPT_HEADER, messagingNames } from '@dw/messaging';
 
-const APP_DIR = path.join(__dirname, '..');
-const BUILD_DIR = path.join(APP_DIR, 'tmp', `svc-build-${process.pid}`);
-const BUILD_APP = path.join(APP_DIR, '../../tools/build-app.mjs');
 const RETRY_DELAYS = [300];
 const REPLY_AFTER_MS = 1500;
 
@@ -27,48 +21,22 @@ let db: TestDatabase;
 let pool: Pool;
 let publisher: TestPublisher;
 let receiver: CallbackReceiver;
-let child: ChildProcess;
-let exited: Promise<number | null>;
-let output = '';
+let built: BuiltService;
+let svc: ServiceProcess;
 const prefix = testPrefix('callback-svc.process');
 
-/** Bundles the service with the repository's own app bundler, as `npm run build` does, into BUILD_DIR/dist. */
-function build(): void {
-  mkdirSync(BUILD_DIR, { recursive: true });
-  execFileSync(process.execPath, [BUILD_APP, path.join(APP_DIR, 'src/main.ts'), path.join(APP_DIR, 'src/instrumentation.ts')], {
-    cwd: BUILD_DIR,
-    stdio: 'pipe',
-  });
-}
-
-function startProcess(port: number, env: Record<string, string> = {}): void {
-  output = '';
-  child = spawn(process.execPath, ['--require', path.join(BUILD_DIR, 'dist', 'instrumentation.js'), path.join(BUILD_DIR, 'dist', 'main.js')], {
-    cwd: APP_DIR,
-    env: {
-      ...process.env,
-      CALLBACK_PORT: String(port),
-      HOST: '127.0.0.1',
-      AMQP_URL,
-      AMQP_PREFIX: prefix,
-      DATABASE_URL: db.url,
-      CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS.join(','),
-      CALLBACK_TIMEOUT_MS: '5000',
-      CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-}
-
+/** Starts the built service on its own port with this file's database, broker prefix and retry waits, and waits for /readyz. */
 async function startReadyProcess(env: Record<string, string> = {}): Promise<void> {
-  const port = await freePort();
-  startProcess(port, env);
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, 20_000, 100);
+  svc = startServiceProcess(built, await freePort(), {
+    AMQP_URL,
+    AMQP_PREFIX: prefix,
+    DATABASE_URL: db.url,
+    CALLBACK_RETRY_DELAYS_MS: RETRY_DELAYS.join(','),
+    CALLBACK_TIMEOUT_MS: '5000',
+    CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
+    ...env,
+  });
+  await svc.ready();
 }
 
 /** An endpoint that answers `status` REPLY_AFTER_MS after each request, so the delivery is in flight for that long. */
@@ -92,7 +60,7 @@ async function slowEndpoint(status: number) {
 }
 
 beforeAll(async () => {
-  build();
+  built = buildService('process');
   db = await createTestDatabase('process');
   pool = new Pool({ connectionString: db.url });
   receiver = await startCallbackReceiver();
@@ -101,12 +69,12 @@ beforeAll(async () => {
 }, 40_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  if (svc && svc.child.exitCode === null) svc.child.kill('SIGKILL');
   await publisher?.closeAndDeleteTopology(RETRY_DELAYS);
   await receiver?.close();
   await pool?.end();
   await db?.drop();
-  rmSync(BUILD_DIR, { recursive: true, force: true });
+  built?.remove();
 });
 
 describe('traceparent on callbacks (OpenTelemetry running)', () => {
@@ -138,7 +106,7 @@ describe('SIGTERM', () => {
     await publisher.publish(event);
     await slow.arrived;
     const signalledAt = Date.now();
-    child.kill('SIGTERM');
+    svc.child.kill('SIGTERM');
     return { event, signalledAt };
   }
 
@@ -147,14 +115,14 @@ describe('SIGTERM', () => {
     try {
       const { event, signalledAt } = await sigtermDuringSend(slow);
 
-      expect(await exited).toBe(0);
+      expect(await svc.exited).toBe(0);
       expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(REPLY_AFTER_MS - 200);
       const delivery = await deliveryOf(pool, event.id);
       expect(delivery.status).toBe('succeeded');
       expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
       // Acked before the connection closed: nothing went back to the queue.
       expect(await publisher.readyInDeliveryQueue()).toBe(0);
-      expect(output).toMatch(/shutting down/);
+      expect(svc.output()).toMatch(/shutting down/);
     } finally {
       await slow.close();
     }
@@ -166,11 +134,11 @@ describe('SIGTERM', () => {
     try {
       const { event } = await sigtermDuringSend(slow);
 
-      expect(await exited).toBe(0);
+      expect(await svc.exited).toBe(0);
       const delivery = await deliveryOf(pool, event.id);
       expect(delivery.status).toBe('retrying');
       expect(delivery.attempts.map((a) => a.statusCode)).toEqual([500]);
-      expect(output).not.toMatch(/cannot hand the message over/);
+      expect(svc.output()).not.toMatch(/cannot hand the message over/);
       // The retry waited RETRY_DELAYS[0] in its queue and is back for delivery as attempt 2 (not
       // the original message handed back as attempt 1).
       await eventually(async () => (await publisher.readyInDeliveryQueue()) === 1, 5000);
@@ -200,8 +168,8 @@ describe('SIGTERM', () => {
       await receiver.waitFor(sigtermAt, (r) => r.path === path);
       beforeSigterm();
       const signalledAt = Date.now();
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      svc.child.kill('SIGTERM');
+      expect(await svc.exited).toBe(0);
       expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
       return event;
     }
@@ -252,7 +220,7 @@ describe('SIGTERM', () => {
         await startReadyProcess({ ...ABORTING, DATABASE_URL: db.url.replace('127.0.0.1:5432', pgProxy.address) });
         const event = await sigtermDuringAttempt('/no-database', () => 'hang', 1, () => pgProxy.cut());
 
-        expect(output).toMatch(/message handed back: the attempt could not be recorded and retried/);
+        expect(svc.output()).toMatch(/message handed back: the attempt could not be recorded and retried/);
         expect(await deliveryOf(pool, event.id)).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
         const claim = await pool.query(`SELECT claimed_until > now() AS held FROM callback_deliveries WHERE event_id = $1`, [event.id]);
         expect(claim.rows[0].held).toBe(true);
@@ -272,7 +240,7 @@ describe('SIGTERM', () => {
         // Attempt 1 hangs until SIGTERM cuts it; the broker connection is cut first. Attempt 2 answers 200.
         const event = await sigtermDuringAttempt('/no-broker', (n) => (n === 1 ? 'hang' : 200), 1, () => amqpProxy.cut());
 
-        expect(output).toMatch(/message handed back: the attempt could not be recorded and retried/);
+        expect(svc.output()).toMatch(/message handed back: the attempt could not be recorded and retried/);
         const recorded = await deliveryOf(pool, event.id);
         expect(recorded).toMatchObject({ status: 'retrying', attemptCount: 1 });
         expect(recorded.attempts[0]!.error).toMatch(ABORT_ERROR);
@@ -284,8 +252,8 @@ describe('SIGTERM', () => {
         const delivery = await deliveryOf(pool, event.id);
         expect(delivery.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, null], [2, 200]]);
         expect(postsOf(event.id)).toHaveLength(delivery.attempts.length);
-        child.kill('SIGTERM');
-        expect(await exited).toBe(0);
+        svc.child.kill('SIGTERM');
+        expect(await svc.exited).toBe(0);
       } finally {
         await amqpProxy.close();
       }
