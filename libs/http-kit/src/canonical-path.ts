@@ -71,20 +71,26 @@ export function malformedQueryParameter(url: string): string | undefined {
   return undefined;
 }
 
-/**
- * Refuses, with 400 before any route's hooks or handler run, a non-canonical path and a query
- * parameter that is not valid percent-encoding.
- */
+/** Refuses a non-canonical path with 400 before any route's hooks or handler run. */
 export function refuseNonCanonicalPaths(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    const url = request.raw.url ?? '';
-    const reason = nonCanonicalPath(url);
-    if (reason !== undefined) {
-      return sendProblem(request, reply, 400, 'validation_failed', `The request path is not canonical: it ${reason}.`, [
-        { path: 'path', message: reason },
-      ]);
-    }
-    const parameter = malformedQueryParameter(url);
+    const reason = nonCanonicalPath(request.raw.url ?? '');
+    if (reason === undefined) return;
+    return sendProblem(request, reply, 400, 'validation_failed', `The request path is not canonical: it ${reason}.`, [
+      { path: 'path', message: reason },
+    ]);
+  });
+}
+
+/**
+ * On a route that reads its query (one with a querystring schema), refuses a parameter that is not
+ * valid percent-encoding with 400, as part of validating the query: after authentication, like
+ * every other rule of a parameter. A route that reads no query ignores it, as it does `?foo=1`.
+ */
+export function refuseMalformedQueries(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.routeOptions.schema?.querystring === undefined) return;
+    const parameter = malformedQueryParameter(request.raw.url ?? '');
     if (parameter === undefined) return;
     const errors = [{ path: parameter, message: 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)' }];
     return sendProblem(request, reply, 400, 'validation_failed', validationDetail(errors), errors);

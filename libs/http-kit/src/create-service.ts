@@ -6,7 +6,7 @@ import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration, nameServerSpanByRoute, traceRequests } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { problemClientErrorHandler } from './client-error';
-import { refuseNonCanonicalPaths } from './canonical-path';
+import { refuseMalformedQueries, refuseNonCanonicalPaths } from './canonical-path';
 import { answerConnect } from './connect';
 import { ApiError } from './errors';
 import { registerHealthRoutes, type ReadinessCheck } from './health';
@@ -112,6 +112,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   });
   // Before every hook an app adds (authentication included) and every handler.
   refuseNonCanonicalPaths(app);
+  refuseMalformedQueries(app);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

@@ -127,6 +127,12 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
     expectValidationFailed(await api(stack, m.apiToken)('GET', `/api/getBalanceHistory?currency=USD&${query}`), 'querystring:/orderId');
   });
 
+  it('checks the token first: the same query without one is a 401', async () => {
+    const res = await api(stack, undefined)('GET', '/ui/viewTransaction?orderId=%E0%A4%A', undefined, { accept: 'application/json' });
+    expect(res.status).toBe(401);
+    expect(res.json.code).toBe('unauthorized');
+  });
+
   it('reads %25 as a literal "%": the orderId 50%off is found', async () => {
     const created = await api(stack, m.apiToken)('POST', '/api/createDeposit', { orderId: '50%off', amount: '1.00', currency: 'USD' });
     expect(created.status).toBe(201);
