@@ -56,13 +56,19 @@ declare module 'fastify' {
  * Registers the upstream for a route scope; its handlers then call `forward`. Each request of the
  * scope, once authenticated and validated, first takes a place in its merchant's share of the
  * upstream (merchant-concurrency.ts; per client address where no merchant is named), held until
- * its answer is over.
+ * its answer is over. `shares` may pick the share by request, where some requests cost far more
+ * than others.
  */
-export async function forwardTo(scope: FastifyInstance, up: Upstream, concurrency: MerchantConcurrency): Promise<void> {
+export async function forwardTo(
+  scope: FastifyInstance,
+  up: Upstream,
+  shares: MerchantConcurrency | ((request: FastifyRequest) => MerchantConcurrency),
+): Promise<void> {
+  const shareOf = typeof shares === 'function' ? shares : () => shares;
   // Our own onResponse line logs each request; reply-from's two more per request were noise (and CPU).
   await scope.register(replyFrom, { base: up.url, undici: up.pool, disableRequestLogging: true });
   scope.addHook('preHandler', async (request, reply) => {
-    const release = await concurrency.enter(request.merchantId || `client ${request.ip}`, reply.raw);
+    const release = await shareOf(request).enter(request.merchantId || `client ${request.ip}`, reply.raw);
     // 'close' comes once the answer is over, whichever way: sent, failed, or the client cut off.
     if (reply.raw.closed || reply.raw.destroyed) release();
     else reply.raw.once('close', release);

@@ -48,6 +48,7 @@ async function main() {
     transactions,
     ui,
     merchantShares: { perMerchant: config.merchantConcurrency, maxWaiting: config.rateLimitPerSecond, waitMs: config.upstreamTimeoutMs },
+    pagesPerMerchant: config.merchantPageConcurrency,
     listener: listenerSettings(config),
   });
   app.addHook('onClose', async () => {

@@ -33,9 +33,14 @@ export const merchantConcurrencyLimited = new Counter({
 /** GATEWAY_MERCHANT_CONCURRENCY's default: a quarter of an upstream pool's 64 connections. */
 export const DEFAULT_MERCHANT_CONCURRENCY = 16;
 
+/** GATEWAY_MERCHANT_PAGE_CONCURRENCY's default: list pages of one merchant in progress at once (app.ts, isListPage). */
+export const DEFAULT_PAGE_CONCURRENCY = 2;
+
 export interface MerchantConcurrencyOptions {
-  /** Which upstream, for the metric's label: `transactions-svc`, `ui`. */
+  /** Which upstream, for the metric's label: `transactions-svc`, `ui`, `ui-list-pages`. */
   upstream: string;
+  /** What is counted, for the 429's detail: `requests` unless said otherwise. */
+  counted?: string;
   /** GATEWAY_MERCHANT_CONCURRENCY: always admitted, whatever others hold. */
   perMerchant: number;
   /** The upstream pool's connections (UPSTREAM_CONNECTIONS). */
@@ -64,11 +69,11 @@ interface Share {
 }
 
 /** The 429 of a merchant over its share: it is its own requests that must finish first. */
-const busy = (perMerchant: number) =>
+const busy = ({ perMerchant, counted = 'requests' }: MerchantConcurrencyOptions) =>
   new ApiError(
     429,
     'rate_limited',
-    `Too many of your requests are in progress at once (${perMerchant} are always admitted); retry after 1 s, once one has finished (read each answer to its end).`,
+    `Too many of your ${counted} are in progress at once (${perMerchant} are always admitted); retry after 1 s, once one has finished (read each answer to its end).`,
     undefined,
     { 'retry-after': '1' },
   );
@@ -87,7 +92,7 @@ export class MerchantConcurrency {
    * `response` is watched while waiting: a client that leaves gives its place in the queue up.
    */
   enter(key: string, response: ServerResponse): Promise<() => void> {
-    if (response.closed || response.destroyed) return Promise.reject(busy(this.opts.perMerchant));
+    if (response.closed || response.destroyed) return Promise.reject(busy(this.opts));
     const share = this.shares.get(key) ?? this.open(key);
     if (share.waiting.length === 0 && this.admits(share)) {
       this.take(share);
@@ -96,7 +101,7 @@ export class MerchantConcurrency {
     if (share.waiting.length >= this.opts.maxWaiting) {
       merchantConcurrencyLimited.inc({ upstream: this.opts.upstream, outcome: 'refused' });
       this.closeIfUnused(key, share);
-      return Promise.reject(busy(this.opts.perMerchant));
+      return Promise.reject(busy(this.opts));
     }
     return new Promise((resolve, reject) => {
       const leave = (): boolean => {
@@ -111,7 +116,7 @@ export class MerchantConcurrency {
       };
       // Nobody reads this answer; the 429 only names, in the log and the metrics, what became of it.
       const gone = () => {
-        if (leave()) reject(busy(this.opts.perMerchant));
+        if (leave()) reject(busy(this.opts));
       };
       const waiter: Waiter = {
         grant: () => {
@@ -123,7 +128,7 @@ export class MerchantConcurrency {
         timer: setTimeout(() => {
           if (!leave()) return;
           merchantConcurrencyLimited.inc({ upstream: this.opts.upstream, outcome: 'refused' });
-          reject(busy(this.opts.perMerchant));
+          reject(busy(this.opts));
         }, this.opts.waitMs),
       };
       share.waiting.push(waiter);

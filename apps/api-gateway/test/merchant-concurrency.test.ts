@@ -23,6 +23,7 @@ const B = { token: token(), merchant: '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e0b' };
 const SHARE = 2;
 const WAITING = 1;
 const WAIT_MS = 400;
+const PAGES = 1;
 
 let upstreamServer: http.Server;
 let gateway: FastifyInstance;
@@ -62,6 +63,7 @@ async function startGateway(connections: number): Promise<{ gateway: FastifyInst
     transactions: upstream(upstreamUrl, 5_000),
     ui: upstream(upstreamUrl, 5_000),
     merchantShares: { perMerchant: SHARE, maxWaiting: WAITING, waitMs: WAIT_MS, connections },
+    pagesPerMerchant: PAGES,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { gateway: app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
@@ -76,9 +78,9 @@ beforeEach(() => {
   arrived.length = 0;
 });
 
-const get = (who: { token: string }, path = '/api/getCallbackUrls', at = base) => {
+const get = (who: { token: string }, path = '/api/getCallbackUrls', at = base, headers: Record<string, string> = {}) => {
   const started = Date.now();
-  return fetch(`${at}${path}`, { headers: { serviceApiToken: who.token } }).then(async (res) => ({
+  return fetch(`${at}${path}`, { headers: { serviceApiToken: who.token, ...headers } }).then(async (res) => ({
     status: res.status,
     retryAfter: res.headers.get('retry-after'),
     body: await res.text(),
@@ -221,4 +223,39 @@ describe("a merchant's requests in progress, per upstream", () => {
       await roomy.gateway.close();
     }
   });
+
+  it("counts a merchant's list pages apart, in a smaller share: the next page waits while one transaction, an export and another merchant's page go through", async () => {
+    const page = (who: { token: string }, accept = 'application/json') => get(who, '/ui/viewTransaction?limit=100', base, { accept });
+    const first = page(A);
+    await until('A’s first page at the ui', () => upstreamHas(A.merchant) === 1);
+    const second = page(A, 'text/html');
+    await sleep(100);
+    expect(upstreamHas(A.merchant)).toBe(PAGES); // the second page (HTML counts too) waits at the gateway
+
+    const one = get(A, '/ui/viewTransaction?id=7b0c0000-0000-4000-8000-000000000000', base, { accept: 'application/json' });
+    const csv = page(A, 'text/csv');
+    const others = page(B);
+    await until('A’s transaction and export, and B’s page, at the ui', () => upstreamHas(A.merchant) === 3 && upstreamHas(B.merchant) === 1);
+    expect(arrived.filter((a) => a.includes('id=7b0c'))).toHaveLength(1);
+
+    release(B.merchant);
+    expect((await others).status).toBe(200);
+    release(A.merchant); // the first page: the second is sent
+    await until('A’s second page at the ui', () => upstreamHas(A.merchant) === 4);
+    for (let i = 0; i < 3; i++) release(A.merchant);
+    for (const res of await Promise.all([first, second, one, csv])) expect(res.status).toBe(200);
+  });
+
+  it('refuses a list page that waited its whole wait with a 429 that says what it counts', async () => {
+    const page = () => get(A, '/ui/viewTransaction', base, { accept: 'application/json' });
+    const first = page();
+    await until('A’s page at the ui', () => upstreamHas(A.merchant) === 1);
+    const waited = await page();
+    expect(waited.status).toBe(429);
+    expect(waited.retryAfter).toBe('1');
+    expect(JSON.parse(waited.body).detail).toMatch(/Too many of your list pages are in progress at once \(1 are always admitted\)/);
+    release(A.merchant);
+    expect((await first).status).toBe(200);
+  });
 });
+

@@ -83,6 +83,14 @@ export const gatewaySpec = {
     max: 10_000,
     description: "a merchant's requests in progress at once per upstream in this gateway process; more wait their turn (at most `UPSTREAM_TIMEOUT_MS`, as many as the rate limit's burst), then 429",
   }),
+  /** A merchant's list pages in progress at once through the ui: each can be megabytes to build and send. */
+  merchantPageConcurrency: int('GATEWAY_MERCHANT_PAGE_CONCURRENCY', {
+    default: 2,
+    min: 1,
+    max: 10_000,
+    description:
+      "a merchant's list pages (`GET /ui/viewTransaction` without `id`, JSON or HTML) in progress at once in this gateway process; more wait their turn like other requests",
+  }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', {
     default: 30_000,

@@ -12,3 +12,4 @@ export * from './internal-auth';
 export * from './replay-guard';
 export * from './upstream-deadline';
 export * from './canonical-path';
+export * from './negotiate';

@@ -5,14 +5,13 @@
  * CSV is transactions-svc's own, fetched by the page through GET /api/getBalanceHistory.
  */
 import { BalanceHistoryQuery, PROBLEM_CONTENT_TYPE } from '@dw/contracts';
-import { ApiError } from '@dw/http-kit';
+import { ApiError, negotiate } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Assets } from '../assets';
 import { wantsFragment } from '../fragment';
 import { balancesFragment, renderBalancesPage } from '../html/balances-page';
 import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
 import { renderStatementPage, statementControls, statementFragment } from '../html/statement-page';
-import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 

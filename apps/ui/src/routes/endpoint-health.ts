@@ -1,10 +1,10 @@
 /** GET /ui/endpointHealth: the merchant's callback endpoints over the last 24 h, as JSON or HTML. */
+import { negotiate } from '@dw/http-kit';
 import { PROBLEM_CONTENT_TYPE } from '@dw/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Assets } from '../assets';
 import { wantsFragment } from '../fragment';
 import { healthFragment, renderHealthPage } from '../html/health-page';
-import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 

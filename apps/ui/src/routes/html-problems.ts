@@ -4,12 +4,12 @@
  * hook, 400 from validation, a problem passed through from transactions-svc, 503) goes through the
  * one code path that builds the JSON, and the page cannot drift from it.
  */
+import { negotiate } from '@dw/http-kit';
 import type { Problem } from '@dw/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Assets } from '../assets';
 import { wantsFragment } from '../fragment';
 import { errorFragment, renderErrorPage } from '../html/error-page';
-import { negotiate } from '../negotiate';
 import { htmlHeaders } from '../security-headers';
 
 export function htmlProblems(app: FastifyInstance, assets: Assets): void {

@@ -11,11 +11,10 @@ import { wantsFragment } from '../fragment';
 import { detailControls, detailFragment, renderDetailPage } from '../html/detail-page';
 import { listControls, listFragment, renderListPage } from '../html/list-page';
 import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
-import { negotiate } from '../negotiate';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient, UpstreamResult } from '../transactions-client';
 import { htmlProblems } from './html-problems';
-import { ApiError, requireMerchant, type InternalAuth } from '@dw/http-kit';
+import { ApiError, negotiate, requireMerchant, type InternalAuth } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
 const NO_STORE = 'no-store';

@@ -1,5 +1,6 @@
 /**
- * Picks JSON, HTML or CSV from an Accept header. JSON is the default: no header, `*\/*`, or only types
+ * Picks JSON, HTML or CSV from an Accept header: the ui answers in the representation it picks, and
+ * the gateway, which must know a list page from an export before the ui sees it, asks it the same. JSON is the default: no header, `*\/*`, or only types
  * we do not produce. HTML wins only when the client ranks it above JSON (as browsers do). CSV
  * (the export) only when `text/csv` is named and ranked at least as high as the others.
  */

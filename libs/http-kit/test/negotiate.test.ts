@@ -1,4 +1,4 @@
-/** Accept → JSON, HTML or CSV for /ui/viewTransaction. */
+/** Accept → JSON, HTML or CSV for /ui/viewTransaction (the ui answers by it, the gateway counts list pages by it). */
 import { negotiate } from '../src/negotiate';
 
 describe('content negotiation', () => {
