@@ -33,7 +33,7 @@ export interface GatewayDeps {
   merchantShares?: Partial<Omit<MerchantConcurrencyOptions, 'upstream' | 'lendBeyondShare'>>;
   /**
    * A merchant's list pages in progress at once through the ui (GATEWAY_MERCHANT_PAGE_CONCURRENCY,
-   * 2), a share of their own inside the ui's: see `isListPage`.
+   * 1), a share of their own inside the ui's: see `isListPage`.
    */
   pagesPerMerchant?: number;
   /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
@@ -173,9 +173,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
  * A page of the merchant's list (`GET /ui/viewTransaction` without `id`, as JSON or HTML): up to
  * 100 of its largest rows, megabytes to build in transactions-svc, pass on in the ui and here, and
  * render. Sixteen of them at once from one merchant, each within its rate limit, kept every core
- * busy and made another merchant's creates wait 433–461 ms at the median (6–7 ms alone); counted
- * in a share of two, 56–64 ms, the reader still getting 70–80 % of its pages (docs/decisions.md,
- * "Bounded requests"). The CSV export has its own bounds in transactions-svc (two downloads per
+ * busy and made another merchant's creates wait 433–461 ms at the median (6–7 ms alone); one page
+ * at a time, 9–12 ms (docs/decisions.md, "Bounded requests"). Paging by cursor is one page at a time
+ * anyway, as is the viewer. The CSV export has its own bounds in transactions-svc (two downloads per
  * merchant), and one transaction with `id` is small.
  */
 export function isListPage(request: FastifyRequest): boolean {

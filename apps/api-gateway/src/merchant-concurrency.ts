@@ -34,7 +34,7 @@ export const merchantConcurrencyLimited = new Counter({
 export const DEFAULT_MERCHANT_CONCURRENCY = 16;
 
 /** GATEWAY_MERCHANT_PAGE_CONCURRENCY's default: list pages of one merchant in progress at once (app.ts, isListPage). */
-export const DEFAULT_PAGE_CONCURRENCY = 2;
+export const DEFAULT_PAGE_CONCURRENCY = 1;
 
 export interface MerchantConcurrencyOptions {
   /** Which upstream, for the metric's label: `transactions-svc`, `ui`, `ui-list-pages`. */

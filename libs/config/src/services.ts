@@ -85,7 +85,7 @@ export const gatewaySpec = {
   }),
   /** A merchant's list pages in progress at once through the ui: each can be megabytes to build and send. */
   merchantPageConcurrency: int('GATEWAY_MERCHANT_PAGE_CONCURRENCY', {
-    default: 2,
+    default: 1,
     min: 1,
     max: 10_000,
     description:

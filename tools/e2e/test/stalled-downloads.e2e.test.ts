@@ -10,7 +10,9 @@
  * - the gateway closes every stalled download within 2 minutes, and the whole path lets go of them
  *   (transactions-svc's exports in flight are back to 0, and A can download its CSV in full again).
  * The same holds for A's statement (its balance history as CSV, 50,000 entries), whose downloads share
- * the transactions export's slots: while two statements stall, A's list CSV is refused too.
+ * the transactions export's slots: while two statements stall, A's list CSV is refused too. And A's
+ * list pages of those rows (3 MB and more each), asked for at once, are made one at a time: the rest
+ * wait their turn at the gateway and are all answered.
  * Production defaults throughout: the cut-off after 30 s without progress, the export limits, the heap
  * bound. The RSS of each service is sampled every 200 ms and printed.
  */
@@ -278,4 +280,33 @@ describe("40 downloads of A's statement (50,000 entries), never read", () => {
     expect(entries.rows[0].n).toBeGreaterThan(50_000);
     expect(lines).toBe(entries.rows[0].n + 1);
   }, 120_000);
+});
+
+describe("A's list pages of its largest rows, one at a time", () => {
+  /** dw_gateway_merchant_concurrency_limited_total for the list pages' share, by outcome. */
+  async function pagesLimited(): Promise<Record<string, number>> {
+    const text = await (await fetch(`${stack.gateway}/metrics`)).text();
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^dw_gateway_merchant_concurrency_limited_total\{([^}]*)\} (\d+)$/gm)) {
+      if (!m[1]!.includes('upstream="ui-list-pages"')) continue;
+      out[/outcome="(\w+)"/.exec(m[1]!)![1]!] = Number(m[2]);
+    }
+    return out;
+  }
+  const page = (who: Merchant, accept = 'application/json') =>
+    fetch(`${stack.gateway}/ui/viewTransaction?limit=100`, { headers: { serviceApiToken: who.apiToken, accept } }).then(async (res) => ({
+      status: res.status,
+      bytes: (await res.arrayBuffer()).byteLength,
+    }));
+
+  it('makes pages asked for at once wait their turn, answers every one in full, and serves another merchant meanwhile', async () => {
+    const before = (await pagesLimited()).waited ?? 0;
+    const mine = await Promise.all([page(a), page(a, 'text/html'), page(a), page(a), page(b)]);
+    for (const res of mine) expect(res.status).toBe(200);
+    for (const res of [mine[0]!, mine[2]!, mine[3]!]) expect(res.bytes).toBeGreaterThan(3_000_000); // 100 of the largest rows, as JSON
+    const after = await pagesLimited();
+    // Four of A's pages at once, one in progress at a time: those that came while one was being made waited.
+    expect((after.waited ?? 0) - before).toBeGreaterThanOrEqual(1);
+    expect(after.refused ?? 0).toBe(0);
+  }, 60_000);
 });
