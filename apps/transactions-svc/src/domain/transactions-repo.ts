@@ -10,6 +10,7 @@ import { query, sql, type Sql } from '@dw/db';
 import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
+import { isCurrencyCap } from './currency-cap';
 import { ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
@@ -43,7 +44,9 @@ export type CreateOutcome =
   | { kind: 'replayed'; transaction: Transaction }
   | { kind: 'conflict'; transaction: Transaction }
   /** a withdraw past what may be spent: nothing was written; `withdrawable` is what could be */
-  | { kind: 'insufficient_funds'; withdrawable: string };
+  | { kind: 'insufficient_funds'; withdrawable: string }
+  /** the first use of a currency beyond the merchant's MAX_CURRENCIES_PER_MERCHANT: nothing was written */
+  | { kind: 'currency_limit' };
 
 /**
  * Creates go to PostgreSQL in batches (group commit): the creates that arrive while a batch is being
@@ -148,6 +151,15 @@ async function insertBatch(pool: pg.Pool, items: NewTransaction[]): Promise<(Tra
 const MAX_WITHDRAW_ROUNDS = 10;
 
 export async function createTransaction(db: pg.Pool, t: NewTransaction): Promise<CreateOutcome> {
+  try {
+    return await createOrRefuse(db, t);
+  } catch (error) {
+    if (isCurrencyCap(error)) return { kind: 'currency_limit' };
+    throw error;
+  }
+}
+
+async function createOrRefuse(db: pg.Pool, t: NewTransaction): Promise<CreateOutcome> {
   for (let round = 1; ; round++) {
     const created = await withSpan('insert transaction', {}, () => creatorFor(db)(t));
     if (created) return { kind: 'created', transaction: created };

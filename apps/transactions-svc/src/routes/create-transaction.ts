@@ -6,10 +6,11 @@ import {
   Transaction,
   type TransactionTypeName,
 } from '@dw/contracts';
-import { conflict, insufficientFunds } from '@dw/http-kit';
+import { conflict, insufficientFunds, validationFailed } from '@dw/http-kit';
 import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import { MAX_CURRENCIES_PER_MERCHANT } from '../domain/currency-cap';
 import { createTransaction } from '../domain/transactions-repo';
 
 type CreateBody = CreateDepositBody & { destination?: string };
@@ -40,6 +41,12 @@ export function createTransactionRoutes(app: FastifyInstance, db: pg.Pool): void
         if (outcome.kind === 'insufficient_funds') {
           throw insufficientFunds(
             `Insufficient funds in ${b.currency}: the withdraw asks ${b.amount} and at most ${outcome.withdrawable} ${b.currency} can be withdrawn now (available + credit limit). Nothing was created; the same orderId can be used again once funds arrive.`,
+          );
+        }
+        if (outcome.kind === 'currency_limit') {
+          throw validationFailed(
+            [{ path: '/currency', message: `is a currency you hold no balance in, and you already hold balances in ${MAX_CURRENCIES_PER_MERCHANT} currencies, the most one merchant may` }],
+            `You already hold balances in ${MAX_CURRENCIES_PER_MERCHANT} currencies, the most one merchant may: use one of them. Nothing was created.`,
           );
         }
         if (outcome.kind === 'conflict') {
