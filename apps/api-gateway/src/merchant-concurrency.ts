@@ -73,7 +73,7 @@ const busy = ({ perMerchant, counted = 'requests' }: MerchantConcurrencyOptions)
   new ApiError(
     429,
     'rate_limited',
-    `Too many of your ${counted} are in progress at once (${perMerchant} are always admitted); retry after 1 s, once one has finished (read each answer to its end).`,
+    `Too many of your ${counted} are in progress at once (${perMerchant} ${perMerchant === 1 ? 'is' : 'are'} always admitted); retry after 1 s, once one has finished (read each answer to its end).`,
     undefined,
     { 'retry-after': '1' },
   );

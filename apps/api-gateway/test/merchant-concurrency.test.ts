@@ -253,7 +253,7 @@ describe("a merchant's requests in progress, per upstream", () => {
     const waited = await page();
     expect(waited.status).toBe(429);
     expect(waited.retryAfter).toBe('1');
-    expect(JSON.parse(waited.body).detail).toMatch(/Too many of your list pages are in progress at once \(1 are always admitted\)/);
+    expect(JSON.parse(waited.body).detail).toMatch(/Too many of your list pages are in progress at once \(1 is always admitted\)/);
     release(A.merchant);
     expect((await first).status).toBe(200);
   });
