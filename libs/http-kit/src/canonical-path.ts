@@ -8,7 +8,7 @@
  * no `\`, no encoded `/` or `\` (`%2F`, `%5C`), no `.` or `..` segment however it is spelled
  * (`%2e%2e`, `.%2E`), valid percent-encoding and no fragment.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
 import { sendProblem } from './problem';
 import { validationDetail } from './validation-messages';
 
@@ -86,13 +86,18 @@ export function refuseNonCanonicalPaths(app: FastifyInstance): void {
  * On a route that reads its query (one with a querystring schema), refuses a parameter that is not
  * valid percent-encoding with 400, as part of validating the query: after authentication, like
  * every other rule of a parameter. A route that reads no query ignores it, as it does `?foo=1`.
+ * Attached to those routes alone when they are added, so a create (no query) runs no hook for it.
  */
 export function refuseMalformedQueries(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.schema?.querystring === undefined) return;
+  const refuse: preValidationAsyncHookHandler = async (request, reply) => {
     const parameter = malformedQueryParameter(request.raw.url ?? '');
     if (parameter === undefined) return;
     const errors = [{ path: parameter, message: 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)' }];
     return sendProblem(request, reply, 400, 'validation_failed', validationDetail(errors), errors);
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.querystring === undefined) return;
+    const own = route.preValidation;
+    route.preValidation = [refuse, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
   });
 }
