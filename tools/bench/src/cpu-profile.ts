@@ -1,7 +1,9 @@
 /**
- * `npm run bench:cpu-profile [-- --seconds 10] [-- --idle | --rate N]`: V8 CPU profiles of every
+ * `npm run bench:cpu-profile [-- --seconds 10] [-- --idle | --rate N | --pages]`: V8 CPU profiles of every
  * service under the create load (50 closed-loop connections through the gateway, callbacks
- * delivered to the bench's receiver; `--rate N`: N creates a second, open loop; `--idle`: no load),
+ * delivered to the bench's receiver; `--rate N`: N creates a second, open loop; `--idle`: no load;
+ * `--pages`: no creates, one merchant reading JSON list pages of its largest rows as the pages
+ * figure's merchant A does),
  * and per service the self time by package and by function. The
  * profiles (.cpuprofile, open them in Chrome's DevTools) are written to tools/bench/profiles/ or
  * BENCH_PROFILE_DIR. BENCH_NODE_OPTIONS replaces the services' NODE_OPTIONS (default: the heap
@@ -11,7 +13,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { serviceNodeOptions } from '@dw/config';
 import { merchantWithCallback, setReceiverBase, startBenchStack, SERVICES } from './context';
+import { LOOPS, readPages, seedLargestRows } from './page-isolation';
 import { closedLoop, openLoop, startReceiver } from './processes';
+import { Pool } from 'undici';
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
@@ -68,6 +72,13 @@ async function main() {
   try {
     if (process.argv.includes('--idle')) {
       await new Promise((r) => setTimeout(r, seconds * 1000));
+    } else if (process.argv.includes('--pages')) {
+      const m = await merchantWithCallback(stack, null);
+      await seedLargestRows(stack, m);
+      const reader = new Pool(stack.gateway, { connections: LOOPS });
+      const r = await readPages(reader, m.apiToken, new Promise((done) => setTimeout(done, seconds * 1000)));
+      await reader.close();
+      console.log(`${r.pages} pages (${(r.bytes / 1e6).toFixed(0)} MB) in ${r.seconds.toFixed(1)} s; ${r.other} not 200`);
     } else {
       const m = await merchantWithCallback(stack, '/ok/cpuprof');
       await closedLoop(stack.gateway, { connections: 50, seconds: 2, token: m.apiToken });

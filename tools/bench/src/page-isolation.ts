@@ -8,13 +8,13 @@
  * its own process; A's loops run in the bench process and count each page's bytes without parsing.
  */
 import { Pool } from 'undici';
-import { api, skippedDeliveries } from '../../e2e/test/support/stack';
+import { api, skippedDeliveries, type Stack } from '../../e2e/test/support/stack';
 import { merchantWithCallback, sleep, stackRss, startBenchStack, type Ctx, type Row } from './context';
 import { openLoop, type LoadResult } from './processes';
 import { alternate, fmt, median, ratio } from './stats';
 
-const ROWS = 150;
-const LOOPS = 16;
+export const ROWS = 150;
+export const LOOPS = 16;
 const CREATE_EVERY_MS = 50;
 const PAGE = '/ui/viewTransaction?limit=100';
 const EURO = '€';
@@ -28,21 +28,21 @@ const largestDeposit = (orderId: string) => ({
   metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key-${String(i).padStart(2, '0')}-`.padEnd(39, 'x'), EURO.repeat(500)])),
 });
 
-interface Reading {
+export interface Reading {
   pages: number;
   other: number;
   bytes: number;
   seconds: number;
 }
 
-/** LOOPS loops, each asking for a page, reading its whole body and asking again, until `until` settles. */
-async function readPages(pool: Pool, token: string, until: Promise<unknown>): Promise<Reading> {
+/** `loops` loops, each asking for a page, reading its whole body and asking again, until `until` settles. */
+export async function readPages(pool: Pool, token: string, until: Promise<unknown>, loops = LOOPS): Promise<Reading> {
   const out: Reading = { pages: 0, other: 0, bytes: 0, seconds: 0 };
   let done = false;
   void until.finally(() => (done = true)).catch(() => undefined);
   const start = performance.now();
   await Promise.all(
-    Array.from({ length: LOOPS }, async () => {
+    Array.from({ length: loops }, async () => {
       while (!done) {
         try {
           const res = await pool.request({ path: PAGE, method: 'GET', headers: { serviceApiToken: token, accept: 'application/json' } });
@@ -62,6 +62,21 @@ async function readPages(pool: Pool, token: string, until: Promise<unknown>): Pr
   return out;
 }
 
+/** ROWS of the largest deposits for `m`, created through the API; returns when their deliveries end skipped (m has no URL). */
+export async function seedLargestRows(stack: Stack, m: { apiToken: string; merchantId: string }): Promise<void> {
+  const call = api(stack, m.apiToken);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < ROWS) {
+        const res = await call('POST', '/api/createDeposit', largestDeposit(`pages-a-${next++}`));
+        if (res.status !== 201) throw new Error(`createDeposit (largest): ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }),
+  );
+  await skippedDeliveries(stack, m.merchantId, ROWS);
+}
+
 export async function pageIsolationFigure(ctx: Ctx): Promise<Row> {
   const { quick } = ctx.opts;
   const rounds = quick ? 2 : 3;
@@ -74,17 +89,7 @@ export async function pageIsolationFigure(ctx: Ctx): Promise<Row> {
     const a = await merchantWithCallback(stack, null, 'Merchant A');
     const b = await merchantWithCallback(stack, '/ok/pages-b', 'Merchant B');
     ctx.log(`pages: A creates ${ROWS} of the largest deposits through the API`);
-    const callA = api(stack, a.apiToken);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        while (next < ROWS) {
-          const res = await callA('POST', '/api/createDeposit', largestDeposit(`pages-a-${next++}`));
-          if (res.status !== 201) throw new Error(`createDeposit (largest): ${res.status} ${res.text.slice(0, 200)}`);
-        }
-      }),
-    );
-    await skippedDeliveries(stack, a.merchantId, ROWS);
+    await seedLargestRows(stack, a);
 
     let expected = 0;
     let undrained = 0;

@@ -33,7 +33,7 @@ describe('values.schema.json', () => {
   it('keeps a value passed through whole (`[object]`, `[array]`) open, with its real default', () => {
     expect(nodeAt('apiGateway.resources')).toMatchObject({
       type: 'object',
-      default: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+      default: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '384Mi' } },
     });
     expect(nodeAt('podSecurityContext')['additionalProperties']).toBeUndefined();
     expect(nodeAt('ingress.hosts')).toMatchObject({ type: 'array', default: [expect.objectContaining({ host: 'payments.example.com' })] });
