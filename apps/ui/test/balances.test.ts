@@ -6,7 +6,7 @@
  */
 import { balancesFragment } from '../src/html/balances-page';
 import { detailFragment } from '../src/html/detail-page';
-import { change, groupDigits } from '../src/html/format';
+import { change, commonScale, groupDigits } from '../src/html/format';
 import { readTrail } from '../src/html/pager';
 import { BALANCES, DETAIL, HISTORY_ONE, HOSTILE, HOSTILE_ESCAPED, MERCHANT_ID } from './support/fixtures';
 import { useUiWithUpstream } from './support/ui-app';
@@ -33,6 +33,13 @@ describe('amounts: digits grouped on the decimal string, every fraction digit ke
     expect(groupDigits('')).toBe('');
   });
 
+  it("writes a balance's parts to one count of fraction digits by padding zeros, values unchanged", () => {
+    expect(commonScale(['307.50', '0', '0.00', '0'])).toEqual(['307.50', '0.00', '0.00', '0.00']);
+    expect(commonScale(['1000', '0', '5', '0'])).toEqual(['1000', '0', '5', '0']);
+    expect(commonScale(['-12.5', '0.00012345'])).toEqual(['-12.50000000', '0.00012345']);
+    expect(commonScale(['1e21', '1.5'])).toEqual(['1e21', '1.5']);
+  });
+
   it('signs a change, and mutes a part that did not move', () => {
     expect(change('1000.5').value).toContain('>+1,000.5<');
     expect(change('-20').value).toContain('>-20<');
@@ -47,7 +54,9 @@ describe('GET /ui/balances', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toMatch(/^<div data-fragment="balances">/);
-    expect(res.body).toContain('<p class="available" data-field="available"><span class="amount">1,233,567.000</span> <span class="currency">USD</span></p>');
+    expect(res.body).toContain('<p class="available" data-field="available"><span class="amount">1,233,567.00000000</span> <span class="currency">USD</span></p>');
+    expect(res.body).toContain('<dd data-field="held"><span class="amount">1,000.50000000</span> <span class="currency">USD</span></dd>');
+    expect(res.body).toContain('<dd data-field="held"><span class="amount">0.00000000</span> <span class="currency">BTC</span></dd>');
     expect(res.body).toContain('<dd data-field="creditLimit"><span class="amount">999,999,999,999,999,999.99999999</span>');
     expect(res.body).toContain('<dd data-field="incoming"><span class="amount">0.00012345</span> <span class="currency">BTC</span></dd>');
     expect(res.body).toContain('<a href="/ui/statement?currency=USD" data-statement="USD">Statement</a>');
@@ -74,6 +83,9 @@ describe('GET /ui/statement', () => {
     expect(res.body).toContain('<span data-field="kind">adjustment</span>');
     expect(res.body).toContain('<td data-label="Available" class="num" data-part="available"><span data-field="change"><span class="amount debit">-1,000.50</span></span>\n<span class="after muted" data-field="after">1,233,567.391</span></td>');
     expect(res.body).toContain('<span class="amount credit">+1,000.50</span>');
+    // The balance after the hold, its three parts to one count of fraction digits: 1000.50 and 0 read as 1,000.500 and 0.000.
+    expect(res.body).toContain('<td data-label="Held" class="num" data-part="held"><span data-field="change"><span class="amount credit">+1,000.50</span></span>\n<span class="after muted" data-field="after">1,000.500</span></td>');
+    expect(res.body).toContain('<td data-label="Incoming" class="num" data-part="incoming"><span data-field="change"><span class="muted">0</span></span>\n<span class="after muted" data-field="after">0.000</span></td>');
     expect(res.body).toContain(HOSTILE_ESCAPED);
     expect(res.body).not.toContain(HOSTILE);
     expect(res.body).toContain(`<a href="/ui/viewTransaction?id=${DETAIL.transaction.id}" data-tx="${DETAIL.transaction.id}">Transaction</a>`);

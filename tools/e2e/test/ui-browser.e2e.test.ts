@@ -626,6 +626,15 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
   let withdraw: Tx;
 
   /** A signed change as the page shows it: "+1,000.50", "-20", "0" for a part that did not move. */
+  /**
+   * A balance's parts (and the balance after a ledger entry) are shown to one count of fraction
+   * digits, the most among them, zeros padded: "0" beside "5.00" reads 0.00.
+   */
+  const digits = (...amounts: string[]) => Math.max(...amounts.map((a) => a.split('.')[1]?.length ?? 0));
+  const padded = (amount: string, d: number) => {
+    const [int, frac = ''] = amount.split('.');
+    return grouped(d === 0 ? int! : `${int}.${frac.padEnd(d, '0')}`);
+  };
   const signed = (amount: string) => (/^-?0+(\.0+)?$/.test(amount) ? '0' : amount.startsWith('-') ? `-${grouped(amount.slice(1))}` : `+${grouped(amount)}`);
 
   beforeAll(async () => {
@@ -661,9 +670,9 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
   const expectedRows = (entries: any[]) =>
     entries.map((e) => ({
       kind: e.kind,
-      available: [signed(e.change.available), grouped(e.available)],
-      held: [signed(e.change.held), grouped(e.held)],
-      incoming: [signed(e.change.incoming), grouped(e.incoming)],
+      available: [signed(e.change.available), padded(e.available, digits(e.available, e.held, e.incoming))],
+      held: [signed(e.change.held), padded(e.held, digits(e.available, e.held, e.incoming))],
+      incoming: [signed(e.change.incoming), padded(e.incoming, digits(e.available, e.held, e.incoming))],
     }));
 
   it('shows the balance of each currency above the transactions, exact and with grouped digits', async () => {
@@ -676,16 +685,18 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
     for (const b of api) {
       const card = page.locator(`#balances-body [data-currency="${b.currency}"]`);
       const field = (name: string) => card.locator(`[data-field="${name}"]`).innerText();
-      expect(await field('available')).toBe(`${grouped(b.available)} ${b.currency}`);
-      expect(await field('held')).toBe(`${grouped(b.held)} ${b.currency}`);
-      expect(await field('incoming')).toBe(`${grouped(b.incoming)} ${b.currency}`);
-      expect(await field('creditLimit')).toBe(`${grouped(b.creditLimit)} ${b.currency}`);
+      const d = digits(b.available, b.held, b.incoming, b.creditLimit);
+      expect(await field('available')).toBe(`${padded(b.available, d)} ${b.currency}`);
+      expect(await field('held')).toBe(`${padded(b.held, d)} ${b.currency}`);
+      expect(await field('incoming')).toBe(`${padded(b.incoming, d)} ${b.currency}`);
+      expect(await field('creditLimit')).toBe(`${padded(b.creditLimit, d)} ${b.currency}`);
     }
     // 1,234,567.891 in, 1,000.50 held, 0.391 corrected: every digit kept, none rounded through a float.
     const usd = page.locator('#balances-body [data-currency="USD"]');
     expect(await usd.locator('[data-field="available"]').innerText()).toMatch(/^1,233,567\.0+ USD$/);
     expect(await usd.locator('[data-field="held"]').innerText()).toMatch(/^1,000\.50* USD$/);
     expect(await page.locator('#balances-body [data-currency="BTC"] [data-field="incoming"]').innerText()).toBe('0.00012345 BTC');
+    expect(await page.locator('#balances-body [data-currency="BTC"] [data-field="available"]').innerText()).toBe('0.00000000 BTC');
     await context.close();
   });
 

@@ -1,26 +1,27 @@
 /**
  * The merchant's balances, one card per currency: available, held, incoming and the credit limit,
- * exact decimal strings with grouped digits. `balancesFragment` is the one template: /ui shows it
+ * exact decimal strings with grouped digits, the four written to one count of fraction digits. `balancesFragment` is the one template: /ui shows it
  * above the transactions, the no-script page wraps it in the layout.
  */
 import type { Balance, BalanceList } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { money } from './format';
+import { commonScale, money } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
 export const statementHref = (currency?: string) => (currency ? `/ui/statement?currency=${encodeURIComponent(currency)}` : '/ui/statement');
 
 function card(b: Balance): SafeHtml {
+  const [available, held, incoming, creditLimit] = commonScale([b.available, b.held, b.incoming, b.creditLimit]) as [string, string, string, string];
   // data-statement lets /ui's script open the statement in place; without a script the href does it.
   return html`<article class="balance" data-currency="${b.currency}">
 <h3>${b.currency}</h3>
-<p class="available" data-field="available">${money(b.available, b.currency)}</p>
+<p class="available" data-field="available">${money(available, b.currency)}</p>
 <p class="muted hint">available</p>
 <dl class="fields balance-fields">
-<dt>Held</dt><dd data-field="held">${money(b.held, b.currency)}</dd>
-<dt>Incoming</dt><dd data-field="incoming">${money(b.incoming, b.currency)}</dd>
-<dt>Credit limit</dt><dd data-field="creditLimit">${money(b.creditLimit, b.currency)}</dd>
+<dt>Held</dt><dd data-field="held">${money(held, b.currency)}</dd>
+<dt>Incoming</dt><dd data-field="incoming">${money(incoming, b.currency)}</dd>
+<dt>Credit limit</dt><dd data-field="creditLimit">${money(creditLimit, b.currency)}</dd>
 </dl>
 <p><a href="${statementHref(b.currency)}" data-statement="${b.currency}">Statement</a></p>
 </article>`;

@@ -77,6 +77,21 @@ export function groupDigits(decimal: string): string {
 }
 
 /** Amount exactly as transactions-svc gave it (a decimal string, never a float), digits grouped. */
+/**
+ * Plain decimals written with one count of fraction digits, the most any of them has, by padding
+ * trailing zeros on the string: ["307.50", "0", "0.00"] → ["307.50", "0.00", "0.00"]. Every value
+ * stays exact; a balance's parts then read alike rather than "0" beside "0.00" (the API writes each
+ * as its arithmetic left it). Anything that is not a plain decimal is left as given.
+ */
+export function commonScale(decimals: string[]): string[] {
+  const scale = Math.max(0, ...decimals.map((d) => (DECIMAL.test(d) ? (d.split('.')[1]?.length ?? 0) : 0)));
+  return decimals.map((d) => {
+    if (!DECIMAL.test(d) || scale === 0) return d;
+    const [whole, fraction = ''] = d.split('.');
+    return `${whole}.${fraction.padEnd(scale, '0')}`;
+  });
+}
+
 export function money(amount: string, currency: string): SafeHtml {
   return html`<span class="amount">${groupDigits(amount)}</span> <span class="currency">${currency}</span>`;
 }

@@ -5,7 +5,7 @@
  */
 import { HEALTH_MAX_EVENTS, RECOVERY_MAX_AGE_DAYS, RECOVERY_MAX_EVENTS, type EndpointHealth, type EndpointHealthItem } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { isolate, timeCell } from './format';
+import { absoluteTime, isolate, timeCell } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -64,7 +64,7 @@ function recoverAction(): SafeHtml {
 
 export function healthFragment(health: EndpointHealth, now = Date.now()): SafeHtml {
   return html`<div data-fragment="health">
-<p class="muted">Callbacks of the events created since ${timeCell(health.since, now)}: the last ${health.windowHours} hours, at most the newest ${HEALTH_MAX_EVENTS.toLocaleString('en-US')} events. Success rate: succeeded out of succeeded and failed.</p>
+<p class="muted">Callbacks of the events created in the last ${health.windowHours} hours (since <time datetime="${health.since}" title="${health.since}">${absoluteTime(health.since)}</time>), at most the newest ${HEALTH_MAX_EVENTS.toLocaleString('en-US')} events. Success rate: succeeded out of succeeded and failed.</p>
 <div class="endpoints">${health.endpoints.map((item) => card(item, now))}</div>
 ${recoverAction()}
 </div>`;

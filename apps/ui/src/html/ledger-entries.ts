@@ -1,10 +1,11 @@
 /**
  * Ledger entries as a table: a transaction's own (its detail) and the merchant's statement. Each
  * part of the balance (available, held, incoming) shows the entry's signed change and the balance
- * right after it, both exact decimal strings with grouped digits.
+ * right after it, both exact decimal strings with grouped digits (the three balances after it to
+ * one count of fraction digits).
  */
 import type { BalanceEntry } from '@dw/contracts';
-import { change, groupDigits, isolate, timeCell } from './format';
+import { change, commonScale, groupDigits, isolate, timeCell } from './format';
 import { html, type SafeHtml } from './html';
 
 const PARTS = [
@@ -13,9 +14,9 @@ const PARTS = [
   ['incoming', 'Incoming'],
 ] as const;
 
-function part(entry: BalanceEntry, key: (typeof PARTS)[number][0], label: string): SafeHtml {
+function part(entry: BalanceEntry, key: (typeof PARTS)[number][0], label: string, after: string): SafeHtml {
   return html`<td data-label="${label}" class="num" data-part="${key}"><span data-field="change">${change(entry.change[key])}</span>
-<span class="after muted" data-field="after">${groupDigits(entry[key])}</span></td>`;
+<span class="after muted" data-field="after">${groupDigits(after)}</span></td>`;
 }
 
 /** What the entry is about: its transaction (a link on the statement), an operator's reason and reference. */
@@ -30,10 +31,12 @@ function about(entry: BalanceEntry, transactionLinks: boolean): SafeHtml {
 }
 
 function row(entry: BalanceEntry, now: number, transactionLinks: boolean): SafeHtml {
+  // The balance after the entry, its three parts to one count of fraction digits ("0" beside "5.00" reads as 0.00).
+  const after = commonScale(PARTS.map(([key]) => entry[key]));
   return html`<tr data-entry="${entry.id}">
 <td data-label="Time">${timeCell(entry.createdAt, now)}</td>
 <td data-label="Entry"><span data-field="kind">${entry.kind}</span> <span class="currency">${entry.currency}</span></td>
-${PARTS.map(([key, label]) => part(entry, key, label))}
+${PARTS.map(([key, label], i) => part(entry, key, label, after[i]!))}
 <td data-label="About" class="wrap">${about(entry, transactionLinks)}</td>
 </tr>`;
 }
