@@ -3,8 +3,8 @@
  * only what is still to be published (a published row is deleted), so the relay's claim reads the
  * same few pages after hundreds of transactions as on an empty database; the sandbox settler finds
  * pending transactions through an index that holds pending ones only; and the merchant's reads of
- * issue 16 (endpoint health, recovery, the status filter) read as many pages beside a million
- * transactions of history as without it.
+ * issue 16 (endpoint health, recovery, the status filter) and the type and order ID filters read as
+ * many pages beside a million transactions of history as without it.
  */
 import pg from 'pg';
 import { HEALTH_MAX_EVENTS } from '@dw/contracts';
@@ -110,6 +110,8 @@ type Read = (merchantId: string) => [text: string, values: unknown[], setup?: st
 const DAY_AGO = `now() - interval '24 hours'`;
 const RECOVER_NOTHING = `now() - interval '13 days' AND %.created_at < now() - interval '2 hours'`;
 const WITHOUT_STATUS_INDEX = 'DROP INDEX transactions_merchant_id_status_created_at_id_idx';
+const WITHOUT_TYPE_INDEX = 'DROP INDEX transactions_merchant_id_type_created_at_id_idx';
+const PAGE = 'ORDER BY t.created_at DESC, t.id DESC LIMIT 21';
 
 /**
  * The statements behind each read, as transactions-svc runs them (src/domain/endpoint-health.ts,
@@ -148,15 +150,28 @@ const READS: Record<string, Read> = {
     `SELECT count(*) FROM transactions t WHERE t.merchant_id = $1::uuid AND t.status = 'failed'::transaction_status`,
     [m],
   ],
+  // The newest 30 % of the history are deposits, the rest withdraws: a page of withdraws must not
+  // walk the deposits above them, nor read every withdraw to sort them.
+  'list type=withdraw, a page': (m) => [`SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.type = 'withdraw'::transaction_type ${PAGE}`, [m]],
+  'list type=withdraw&status=completed, a page': (m) => [
+    `SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.type = 'withdraw'::transaction_type AND t.status = 'completed'::transaction_status ${PAGE}`,
+    [m],
+  ],
+  'list orderId (no type), a page': (m) => [
+    `SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.type = ANY('{deposit,withdraw}'::transaction_type[]) AND t.order_id = 'no-such-order' ${PAGE}`,
+    [m],
+  ],
 };
 
-/** The same statement run without the status index (dropped inside the rolled-back transaction). */
-function withoutStatusIndex(read: Read): Read {
+/** The same statement run without an index (dropped inside the rolled-back transaction). */
+function without(drop: string, read: Read): Read {
   return (m) => {
     const [text, values] = read(m);
-    return [text, values, WITHOUT_STATUS_INDEX];
+    return [text, values, drop];
   };
 }
+const withoutStatusIndex = (read: Read) => without(WITHOUT_STATUS_INDEX, read);
+const withoutTypeIndex = (read: Read) => without(WITHOUT_TYPE_INDEX, read);
 
 /** The same reads as they were before issue 16: the control, which must grow with the history. */
 const READS_BEFORE: Record<string, Read> = {
@@ -176,6 +191,9 @@ const READS_BEFORE: Record<string, Read> = {
   ],
   'list status=failed, a page': withoutStatusIndex(READS['list status=failed, a page']!),
   "list status=failed, the export's count": withoutStatusIndex(READS["list status=failed, the export's count"]!),
+  'list type=withdraw, a page': withoutTypeIndex(READS['list type=withdraw, a page']!),
+  'list type=withdraw&status=completed, a page': withoutTypeIndex(READS['list type=withdraw&status=completed, a page']!),
+  'list orderId (no type), a page': (m) => [`SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.order_id = 'no-such-order' ${PAGE}`, [m]],
 };
 
 async function pagesOfEach(reads: Record<string, Read>, merchantId: string): Promise<Record<string, number>> {
@@ -193,7 +211,7 @@ describe("a merchant's reads beside a large history (issue 16)", () => {
     const call = api(stack, h.apiToken);
 
     // The history, in two parts: 30 %, then the rest. Settled deposits of this merchant inside the
-    // last 24 hours (older than the 5 above), and another merchant's skipped deliveries of the last 13
+    // last 24 hours (older than the 5 above), then older settled withdraws, and another merchant's skipped deliveries of the last 13
     // days. A read whose cost grows with history reads 3.3 times as much at the end. Why not from
     // empty: a read of N rows by index costs N descents, one page more each when an index grows a
     // level, and on small tables the planner rightly prefers other plans, cheaper still; the bound
@@ -201,10 +219,10 @@ describe("a merchant's reads beside a large history (issue 16)", () => {
     // docs/benchmarks.md show.
     const step = Math.floor((22 * 3600_000) / HISTORY);
     const first = Math.floor((HISTORY * 3) / 10);
-    const seed = async (part: string, count: number, olderByMs: number, others: number) => {
+    const seed = async (part: string, count: number, olderByMs: number, others: number, type: 'deposit' | 'withdraw') => {
       await seedMerchantHistory(db, {
         merchantId: h.merchantId, count, prefix: part, newest: `now() - interval '${20 * 60_000 + olderByMs} milliseconds'`, stepMs: step,
-        status: 'completed', delivery: 'succeeded', replica: true,
+        status: 'completed', delivery: 'succeeded', replica: true, type,
       });
       await seedMerchantHistory(db, {
         merchantId: other.merchantId, count: others, prefix: `other${part}`, newest: 'now()', stepMs: Math.floor((13 * 86_400_000) / others),
@@ -212,9 +230,9 @@ describe("a merchant's reads beside a large history (issue 16)", () => {
       });
       await db.query('VACUUM ANALYZE');
     };
-    await seed('first', first, 0, 15_000);
+    await seed('first', first, 0, 15_000, 'deposit');
     const before = { now: await pagesOfEach(READS, h.merchantId), old: await pagesOfEach(READS_BEFORE, h.merchantId) };
-    await seed('rest', HISTORY - first, (first + 1) * step, 35_000);
+    await seed('rest', HISTORY - first, (first + 1) * step, 35_000, 'withdraw');
     const after = { now: await pagesOfEach(READS, h.merchantId), old: await pagesOfEach(READS_BEFORE, h.merchantId) };
     console.log(
       `pages read at ${first} → ${HISTORY} transactions of history (the statements before issue 16 in brackets):\n` +
@@ -238,6 +256,12 @@ describe("a merchant's reads beside a large history (issue 16)", () => {
     expect(Date.parse(health.json.since)).toBeGreaterThan(Date.now() - 3 * 3600_000);
     const failed = await call('GET', '/ui/viewTransaction?status=failed&limit=100', undefined, { accept: 'application/json' });
     expect(failed.json.items).toHaveLength(5);
+    const page = async (query: string) => (await call('GET', `/ui/viewTransaction?${query}`, undefined, { accept: 'application/json' })).json.items as any[];
+    const withdraws = await page('type=withdraw&status=completed&limit=100');
+    expect(withdraws).toHaveLength(100);
+    expect(withdraws.every((t) => t.type === 'withdraw' && t.status === 'completed')).toBe(true);
+    expect((await page('orderId=rest-7')).map((t) => [t.type, t.orderId])).toEqual([['withdraw', 'rest-7']]);
+    expect(await page('orderId=no-such-order')).toEqual([]);
     const csv = await call('GET', '/ui/viewTransaction?status=failed', undefined, { accept: 'text/csv' });
     expect(csv.status).toBe(200);
     expect(csv.text.trim().split('\n')).toHaveLength(6);

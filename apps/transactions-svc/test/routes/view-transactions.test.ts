@@ -67,6 +67,16 @@ describe('GET /api/transactions (the list behind /ui/viewTransaction)', () => {
     expect(to).toEqual([]);
   });
 
+  it('finds an orderId under either type when no type is given, and only that type when one is', async () => {
+    const d = await create(svc.merchantA, 'deposit', 'both-types');
+    const w = await create(svc.merchantA, 'withdraw', 'both-types');
+    const ids = async (query: string) => (await list(query)).json().items.map((t: { id: string }) => t.id);
+    expect(await ids('orderId=both-types')).toEqual([w.id, d.id]);
+    expect(await ids('orderId=both-types&type=deposit')).toEqual([d.id]);
+    expect(await ids('orderId=both-types&type=withdraw&status=pending')).toEqual([w.id]);
+    expect(await ids('orderId=both-types&status=completed')).toEqual([]);
+  });
+
   it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'type=refund', 'status=done', 'from=yesterday', 'cursor=garbage', 'bogus=1'])(
     'answers 400 validation_failed for %s',
     async (query) => {

@@ -1,6 +1,6 @@
 /**
  * Writes a merchant's history straight into a stack's database with generate_series, as the product
- * leaves it for each deposit: the transaction, its event, the event's delivery and (unless skipped)
+ * leaves it for each deposit (or withdraw): the transaction, its event, the event's delivery and (unless skipped)
  * one attempt. Ids are md5s of `prefix` and the row number, so two calls with different prefixes
  * never collide. `replica` skips every trigger while writing (a million rows in a minute or two):
  * use it only for deliveries the triggers have nothing to do with (succeeded ones).
@@ -17,6 +17,8 @@ export interface HistorySpec {
   newest: string;
   stepMs: number;
   status: 'completed' | 'failed' | 'pending';
+  /** 'deposit' unless said. */
+  type?: 'deposit' | 'withdraw';
   delivery: 'succeeded' | 'failed' | 'skipped';
   replica?: boolean;
 }
@@ -28,21 +30,22 @@ export async function seedMerchantHistory(db: pg.Client, s: HistorySpec): Promis
   const evt = `'evt_' || md5('${p}e' || g)`;
   const at = `(${s.newest}) - g * interval '${Number(s.stepMs)} milliseconds'`;
   const rows = `FROM generate_series(1, ${Number(s.count)}) g`;
+  const type = s.type ?? 'deposit';
   if (s.replica) await db.query('SET session_replication_role = replica');
   await db.query('SET synchronous_commit = off');
   try {
     await db.query(
       `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, metadata, last_sequence, created_at, updated_at)
-       SELECT ${tx}, $1, 'deposit', $2::transaction_status, 1.00, 'USD', '${p}-' || g, '{}', 1, ${at}, ${at} ${rows}`,
-      [s.merchantId, s.status],
+       SELECT ${tx}, $1, $3::transaction_type, $2::transaction_status, 1.00, 'USD', '${p}-' || g, '{}', 1, ${at}, ${at} ${rows}`,
+      [s.merchantId, s.status, type],
     );
     await db.query(
       `INSERT INTO transaction_events (id, transaction_id, merchant_id, sequence, type, status, payload, created_at)
-       SELECT ${evt}, ${tx}, $1::uuid, 1, 'deposit.pending', 'pending',
-              jsonb_build_object('id', ${evt}, 'type', 'deposit.pending', 'sequence', 1,
-                'data', jsonb_build_object('id', ${tx}, 'type', 'deposit', 'status', 'pending', 'amount', '1.00', 'currency', 'USD')),
+       SELECT ${evt}, ${tx}, $1::uuid, 1, $2 || '.pending', 'pending',
+              jsonb_build_object('id', ${evt}, 'type', $2 || '.pending', 'sequence', 1,
+                'data', jsonb_build_object('id', ${tx}, 'type', $2::text, 'status', 'pending', 'amount', '1.00', 'currency', 'USD')),
               ${at} ${rows}`,
-      [s.merchantId],
+      [s.merchantId, type],
     );
     await db.query(
       `INSERT INTO callback_deliveries (event_id, status, attempt_count, updated_at)
