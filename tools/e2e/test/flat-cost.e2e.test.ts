@@ -150,8 +150,8 @@ const READS: Record<string, Read> = {
     `SELECT count(*) FROM transactions t WHERE t.merchant_id = $1::uuid AND t.status = 'failed'::transaction_status`,
     [m],
   ],
-  // The newest 30 % of the history are deposits, the rest withdraws: a page of withdraws must not
-  // walk the deposits above them, nor read every withdraw to sort them.
+  // The newest 30 % of the history are deposits with 30 withdraws below them, the rest withdraws: a
+  // page of withdraws must not walk the deposits above them, nor read every withdraw to sort them.
   'list type=withdraw, a page': (m) => [`SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.type = 'withdraw'::transaction_type ${PAGE}`, [m]],
   'list type=withdraw&status=completed, a page': (m) => [
     `SELECT t.* FROM transactions t WHERE t.merchant_id = $1::uuid AND t.type = 'withdraw'::transaction_type AND t.status = 'completed'::transaction_status ${PAGE}`,
@@ -230,6 +230,12 @@ describe("a merchant's reads beside a large history (issue 16)", () => {
       });
       await db.query('VACUUM ANALYZE');
     };
+    // 30 withdraws just below the first part, so that a page of withdraws returns the same 21 rows
+    // before the rest arrives and after (the rest is older still).
+    await seedMerchantHistory(db, {
+      merchantId: h.merchantId, count: 30, prefix: 'firstwithdraws', newest: `now() - interval '${20 * 60_000 + first * step + 40} milliseconds'`, stepMs: 1,
+      status: 'completed', delivery: 'succeeded', replica: true, type: 'withdraw',
+    });
     await seed('first', first, 0, 15_000, 'deposit');
     const before = { now: await pagesOfEach(READS, h.merchantId), old: await pagesOfEach(READS_BEFORE, h.merchantId) };
     await seed('rest', HISTORY - first, (first + 1) * step, 35_000, 'withdraw');
