@@ -133,3 +133,12 @@ still finishing its work within its own timeout.
 {{- $_ = required "secrets.internalAuthSecrets is required (or set secrets.existingSecret): e.g. openssl rand -base64 32" .Values.secrets.internalAuthSecrets }}
 {{- end }}
 {{- end }}
+
+{{/*
+A Kubernetes memory quantity ("384Mi", "1Gi", "500M", "268435456") in bytes, for the alert rules.
+*/}}
+{{- define "dw.memoryBytes" -}}
+{{- $q := toString . -}}
+{{- $n := regexFind "^[0-9]+" $q | int64 -}}
+{{- if hasSuffix "Gi" $q }}{{ mul $n 1073741824 }}{{ else if hasSuffix "Mi" $q }}{{ mul $n 1048576 }}{{ else if hasSuffix "Ki" $q }}{{ mul $n 1024 }}{{ else if hasSuffix "G" $q }}{{ mul $n 1000000000 }}{{ else if hasSuffix "M" $q }}{{ mul $n 1000000 }}{{ else if hasSuffix "k" $q }}{{ mul $n 1000 }}{{ else }}{{ $n }}{{ end }}
+{{- end -}}
