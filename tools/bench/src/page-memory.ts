@@ -41,7 +41,7 @@ export async function pageMemoryFigure(ctx: Ctx): Promise<Row> {
     for (let i = 0; i < merchants; i++) ms.push(await merchantWithCallback(stack, null, `Reader ${i}`));
     ctx.log(`readers: ${merchants} merchants create their largest rows`);
     await Promise.all(ms.map((m) => seedLargestRows(stack, m)));
-    for (const _ of ms) pools.push(new Pool(stack.gateway, { connections: 1 }));
+    pools.push(...ms.map(() => new Pool(stack.gateway, { connections: 1 })));
     ctx.log(`readers: ${merchants} merchants read pages for ${seconds} s`);
     const rss = stackRss(stack).start();
     const until = new Promise((done) => setTimeout(done, seconds * 1000));

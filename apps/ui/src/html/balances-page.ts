@@ -1,7 +1,8 @@
 /**
  * The merchant's balances, one card per currency: available, held, incoming and the credit limit,
- * exact decimal strings with grouped digits, the four written to one count of fraction digits. `balancesFragment` is the one template: /ui shows it
- * above the transactions, the no-script page wraps it in the layout.
+ * exact decimal strings with grouped digits, the four written to one count of fraction digits.
+ * `balancesFragment` is the one template: /ui shows it above the transactions, the no-script page
+ * wraps it in the layout.
  */
 import type { Balance, BalanceList } from '@dw/contracts';
 import type { Assets } from '../assets';

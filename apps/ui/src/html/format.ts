@@ -76,7 +76,6 @@ export function groupDigits(decimal: string): string {
   return `${m[1]}${m[2]!.replace(/\B(?=(\d{3})+$)/g, ',')}${m[3] ?? ''}`;
 }
 
-/** Amount exactly as transactions-svc gave it (a decimal string, never a float), digits grouped. */
 /**
  * Plain decimals written with one count of fraction digits, the most any of them has, by padding
  * trailing zeros on the string: ["307.50", "0", "0.00"] → ["307.50", "0.00", "0.00"]. Every value
@@ -84,14 +83,12 @@ export function groupDigits(decimal: string): string {
  * as its arithmetic left it). Anything that is not a plain decimal is left as given.
  */
 export function commonScale(decimals: string[]): string[] {
-  const scale = Math.max(0, ...decimals.map((d) => (DECIMAL.test(d) ? (d.split('.')[1]?.length ?? 0) : 0)));
-  return decimals.map((d) => {
-    if (!DECIMAL.test(d) || scale === 0) return d;
-    const [whole, fraction = ''] = d.split('.');
-    return `${whole}.${fraction.padEnd(scale, '0')}`;
-  });
+  const fractions = decimals.map((d) => DECIMAL.exec(d)?.[3]?.slice(1));
+  const scale = Math.max(0, ...fractions.map((f) => f?.length ?? 0));
+  return decimals.map((d, i) => (scale === 0 || !DECIMAL.test(d) ? d : `${d.split('.')[0]}.${(fractions[i] ?? '').padEnd(scale, '0')}`));
 }
 
+/** Amount exactly as transactions-svc gave it (a decimal string, never a float), digits grouped. */
 export function money(amount: string, currency: string): SafeHtml {
   return html`<span class="amount">${groupDigits(amount)}</span> <span class="currency">${currency}</span>`;
 }
