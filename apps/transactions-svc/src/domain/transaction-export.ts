@@ -40,21 +40,35 @@ export interface ExportCount {
   asOf: string;
 }
 
-export async function countUpToLimit(db: pg.Pool, merchantId: string, q: ViewTransactionQuery): Promise<ExportCount> {
+/** The statement of the export's count: matching rows created before now, up to one past the limit. */
+export function exportCountStatement(merchantId: string, q: ViewTransactionQuery): Sql {
   const where = filterConditions(merchantId, q);
-  const count = sql`
+  return sql`
     WITH clock AS (SELECT date_trunc('milliseconds', now()) AS as_of)
     SELECT (SELECT count(*)::int FROM (
               SELECT 1 FROM transactions t
                WHERE ${join(where, ' AND ')} AND t.created_at < (SELECT as_of FROM clock)
                LIMIT ${EXPORT_MAX_ROWS + 1}) x) AS n,
            ${raw(iso('(SELECT as_of FROM clock)'))} AS "asOf"`;
-  const [row] = await query<{ n: number; asOf: string }>(db, count);
+}
+
+export async function countUpToLimit(db: pg.Pool, merchantId: string, q: ViewTransactionQuery): Promise<ExportCount> {
+  const [row] = await query<{ n: number; asOf: string }>(db, exportCountStatement(merchantId, q));
   return { count: row?.n ?? 0, asOf: row!.asOf };
 }
 
-async function page(db: pg.Pool, where: Sql[], rows: number): Promise<ExportRow[]> {
-  const onePage = sql`
+/** Where one page of the export stands: below asOf, and below the last row sent (none on the first page). */
+export interface ExportPosition {
+  asOf: string;
+  after?: { createdAt: string; id: string };
+}
+
+/** The statement of one page of `rows` export rows. */
+export function exportPageStatement(merchantId: string, q: ViewTransactionQuery, at: ExportPosition, rows: number): Sql {
+  const where = filterConditions(merchantId, q);
+  where.push(sql`t.created_at < ${at.asOf}::timestamptz`);
+  if (at.after) where.push(sql`(t.created_at, t.id) < (${at.after.createdAt}::timestamptz, ${at.after.id}::uuid)`);
+  return sql`
     SELECT ${transactionJson('t')} AS transaction,
            e.id AS "lastEventId", e.type AS "lastEventType",
            CASE WHEN e.id IS NULL THEN NULL ELSE COALESCE(d.status::text, 'pending') END AS "deliveryStatus",
@@ -69,7 +83,6 @@ async function page(db: pg.Pool, where: Sql[], rows: number): Promise<ExportRow[
      WHERE ${join(where, ' AND ')}
      ORDER BY t.created_at DESC, t.id DESC
      LIMIT ${rows}`;
-  return query<ExportRow>(db, onePage);
 }
 
 export interface ExportOptions {
@@ -84,14 +97,11 @@ export interface ExportOptions {
 /** The rows, page by page; throws ExportTooLargeError when more than maxRows (EXPORT_MAX_ROWS) turn up. */
 export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransactionQuery, opts: ExportOptions): AsyncGenerator<ExportRow> {
   const pageRows = exportPageRows(opts.pageBytes);
-  let after: { createdAt: string; id: string } | undefined;
+  const at: ExportPosition = { asOf: opts.asOf };
   const maxRows = opts.maxRows ?? EXPORT_MAX_ROWS;
   let sent = 0;
   for (;;) {
-    const where = filterConditions(merchantId, q);
-    where.push(sql`t.created_at < ${opts.asOf}::timestamptz`);
-    if (after) where.push(sql`(t.created_at, t.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
-    const rows = await page(db, where, pageRows);
+    const rows = await query<ExportRow>(db, exportPageStatement(merchantId, q, at, pageRows));
     for (const row of rows) {
       if (sent === maxRows) throw new ExportTooLargeError(maxRows);
       sent++;
@@ -99,6 +109,6 @@ export async function* exportRows(db: pg.Pool, merchantId: string, q: ViewTransa
     }
     const last = rows[rows.length - 1];
     if (rows.length < pageRows || !last) return;
-    after = { createdAt: last.transaction.createdAt, id: last.transaction.id };
+    at.after = { createdAt: last.transaction.createdAt, id: last.transaction.id };
   }
 }

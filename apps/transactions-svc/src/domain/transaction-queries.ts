@@ -25,24 +25,28 @@ export function filterConditions(merchantId: string, q: ViewTransactionQuery): S
   return where;
 }
 
-export async function listTransactions(
-  db: pg.Pool,
-  merchantId: string,
-  q: ViewTransactionQuery,
-): Promise<TransactionPage> {
-  const limit = q.limit ?? LIST_LIMIT_DEFAULT;
+/** The statement of one page of the list: `limit + 1` rows, so that the last says whether another page follows. */
+export function listPageStatement(merchantId: string, q: ViewTransactionQuery): Sql {
   const where = filterConditions(merchantId, q);
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
     if (!pos) throw new BadCursorError();
     where.push(sql`(t.created_at, t.id) < (${pos.createdAt}::timestamptz, ${pos.id}::uuid)`);
   }
-  const page = sql`
+  return sql`
     SELECT ${transactionJson('t')} AS tx FROM transactions t
     WHERE ${join(where, ' AND ')}
     ORDER BY t.created_at DESC, t.id DESC
-    LIMIT ${limit + 1}`;
-  const rows = await query<{ tx: Transaction }>(db, page);
+    LIMIT ${(q.limit ?? LIST_LIMIT_DEFAULT) + 1}`;
+}
+
+export async function listTransactions(
+  db: pg.Pool,
+  merchantId: string,
+  q: ViewTransactionQuery,
+): Promise<TransactionPage> {
+  const limit = q.limit ?? LIST_LIMIT_DEFAULT;
+  const rows = await query<{ tx: Transaction }>(db, listPageStatement(merchantId, q));
   const items = rows.slice(0, limit).map((r) => r.tx);
   const last = items[items.length - 1];
   const nextCursor = rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null;
