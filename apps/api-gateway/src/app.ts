@@ -4,6 +4,7 @@ import { createService, negotiate, type InternalAuth, type ListenerSettings } fr
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate } from './auth/authenticate';
 import { BadTokenLimit } from './auth/bad-token-limit';
+import { limitPublicPages, PublicPageLimit } from './auth/public-page-limit';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
 import { forward, forwardTo } from './forwarding';
@@ -18,6 +19,8 @@ export interface GatewayDeps {
   /** The per-token limit (in memory, or shared through Redis). */
   limiter: RateLimiter;
   badTokenLimitPerMinute: number;
+  /** Requests to the token-less pages per client address a minute (PUBLIC_LIMIT_PER_MINUTE). */
+  publicLimitPerMinute: number;
   /** Signs every forwarded request and token lookup: the internal services believe nothing else. */
   internalAuth: InternalAuth;
   /** Proxies in front whose X-Forwarded-For gives the client address (0: the peer is the client). */
@@ -53,15 +56,18 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.decorate('internalAuth', deps.internalAuth);
   const badTokens = new BadTokenLimit(deps.badTokenLimitPerMinute);
   const auth = { resolver: deps.resolver, limiter: deps.limiter, badTokens };
+  const publicPages = new PublicPageLimit(deps.publicLimitPerMinute);
   const sweep = setInterval(() => {
     deps.limiter.sweep();
     badTokens.sweep();
+    publicPages.sweep();
   }, 10_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await Promise.all([deps.transactions.pool.close(), deps.ui.pool.close()]);
   });
 
+  limitPublicPages(app, publicPages);
   await registerOpenApi(app);
 
   // One share per upstream: a merchant stalling its /ui answers keeps its API requests, and the reverse.

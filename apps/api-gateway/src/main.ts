@@ -43,6 +43,7 @@ async function main() {
     resolver,
     limiter,
     badTokenLimitPerMinute: config.badTokenLimitPerMinute,
+    publicLimitPerMinute: config.publicLimitPerMinute,
     internalAuth,
     trustProxyHops: config.trustProxyHops,
     transactions,

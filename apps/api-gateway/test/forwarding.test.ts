@@ -53,6 +53,7 @@ beforeAll(async () => {
     resolver: new TokenResolver(async () => MERCHANT, 30_000),
     limiter: new MemoryRateLimiter(1000),
     badTokenLimitPerMinute: 60,
+    publicLimitPerMinute: 600,
     internalAuth: new InternalAuth([SECRET]),
     transactions: upstream(url, 5_000),
     ui: upstream(url, 5_000),

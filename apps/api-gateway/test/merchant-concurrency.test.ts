@@ -59,6 +59,7 @@ async function startGateway(connections: number): Promise<{ gateway: FastifyInst
     resolver: new TokenResolver(async (hash) => merchants.get(hash), 30_000),
     limiter: new MemoryRateLimiter(1000),
     badTokenLimitPerMinute: 60,
+    publicLimitPerMinute: 600,
     internalAuth: new InternalAuth([SECRET]),
     transactions: upstream(upstreamUrl, 5_000),
     ui: upstream(upstreamUrl, 5_000),

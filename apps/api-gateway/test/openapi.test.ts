@@ -21,6 +21,7 @@ beforeAll(async () => {
     resolver: new TokenResolver(async () => undefined, 30_000),
     limiter: new MemoryRateLimiter(10),
     badTokenLimitPerMinute: 60,
+    publicLimitPerMinute: 600,
     internalAuth: new InternalAuth(['openapi-test-secret']),
     transactions: upstream('http://127.0.0.1:9', 1_000),
     ui: upstream('http://127.0.0.1:9', 1_000),

@@ -125,6 +125,13 @@ export const gatewaySpec = {
     max: 1_000_000,
     description: 'requests with a bad token per client address (burst of the same size), then `429`',
   }),
+  /** Requests to the token-less pages (/docs, /openapi.json, /ui and its assets) one client address may make a minute (burst of the same size) before 429. */
+  publicLimitPerMinute: int('PUBLIC_LIMIT_PER_MINUTE', {
+    default: 600,
+    min: 1,
+    max: 1_000_000,
+    description: 'requests to the token-less pages (`/docs`, `/openapi.json`, `/ui` and its assets) per client address (burst of the same size), then `429`',
+  }),
   /** Proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: none). */
   trustProxyHops: int('TRUST_PROXY_HOPS', {
     default: 0,

@@ -12,6 +12,7 @@ describe('service configuration from the environment', () => {
       redisUrl: undefined,
       rateLimitRedisDown: 'open',
       badTokenLimitPerMinute: 60,
+      publicLimitPerMinute: 600,
       trustProxyHops: 0,
     });
     expect(loadTransactionsConfig(internal)).toMatchObject({

@@ -2,7 +2,8 @@
  * The trust boundary (docs/api.md#processes-and-health, #authentication, #errors; issue 8 §1, §3, §4 "ui outage", §5) against the real
  * processes: only the gateway speaks for a merchant, junk tokens are cheap to refuse, a rotation
  * racing a lookup does not resurrect the old token, the per-token limit holds across two gateways
- * sharing Redis, and the merchant API stays ready while ui is down.
+ * sharing Redis, the token-less pages are limited per address, and the merchant API stays ready
+ * while ui is down.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -211,6 +212,35 @@ describe('bad tokens beyond a per-address limit', () => {
       }
       expect(await resolveCalls()).toBe(before); // refused without a lookup
       expect((await call(m1.apiToken)).status).toBe(200);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe('the token-less pages beyond a per-address limit', () => {
+  it('answer up to PUBLIC_LIMIT_PER_MINUTE, then 429 problem+json with Retry-After; probes and merchants are not limited by it', async () => {
+    const gw = await stack.startExtra('api-gateway', { PUBLIC_LIMIT_PER_MINUTE: '4' });
+    try {
+      const get = (path: string, headers: Record<string, string> = {}) => direct(gw.url)('GET', path, headers);
+      const raw = async (path: string) => {
+        const res = await fetch(gw.url + path);
+        await res.arrayBuffer();
+        return res.status;
+      };
+      // One bucket for all of them: the document, the docs, the viewer's page and an asset.
+      expect([await raw('/openapi.json'), await raw('/docs/'), await raw('/ui'), await raw('/ui/assets/app.css')]).toEqual([200, 200, 200, 200]);
+      for (const path of ['/openapi.json', '/docs/', '/ui', '/ui/assets/app.css']) {
+        const limited = await get(path);
+        expect({ path, status: limited.status }).toEqual({ path, status: 429 });
+        expect(limited.type).toMatch(/^application\/problem\+json/);
+        expect(limited.json).toMatchObject({ status: 429, code: 'rate_limited' });
+        expect(Number(limited.headers.get('retry-after'))).toBe(15); // 4 a minute: one every 15 s
+      }
+      expect((await get('/healthz')).status).toBe(200);
+      expect((await get('/readyz')).status).toBe(200);
+      expect((await get('/api/getCallbackUrls', { serviceApiToken: m1.apiToken })).status).toBe(200);
+      expect((await get('/ui/viewTransaction', { serviceApiToken: m1.apiToken, accept: 'application/json' })).status).toBe(200);
     } finally {
       await gw.stop();
     }

@@ -1,0 +1,56 @@
+/**
+ * The token-less pages, limited per client address (PUBLIC_LIMIT_PER_MINUTE): the gateway as built
+ * for production (buildApp), with a limit of 3. The pages' own answers do not matter here (the ui
+ * upstream points at a port nothing listens on, so /ui answers 503): only whether the limit let the
+ * request through.
+ */
+import { InternalAuth } from '@dw/http-kit';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { isPublicPage } from '../src/auth/public-page-limit';
+import { MemoryRateLimiter } from '../src/auth/rate-limiter';
+import { TokenResolver } from '../src/auth/token-resolver';
+import { upstream } from '../src/upstreams';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await buildApp({
+    logger: pino({ level: 'silent' }),
+    resolver: new TokenResolver(async () => undefined, 30_000),
+    limiter: new MemoryRateLimiter(10),
+    badTokenLimitPerMinute: 60,
+    publicLimitPerMinute: 3,
+    internalAuth: new InternalAuth(['public-page-limit-test-secret']),
+    transactions: upstream('http://127.0.0.1:9', 1_000),
+    ui: upstream('http://127.0.0.1:9', 1_000),
+  });
+});
+afterAll(async () => app?.close());
+
+const get = (url: string, remoteAddress: string) => app.inject({ method: 'GET', url, remoteAddress });
+
+it('lets an address make PUBLIC_LIMIT_PER_MINUTE requests to the token-less pages, all of them together, then answers 429 with Retry-After', async () => {
+  const first = [await get('/openapi.json', '10.0.0.1'), await get('/docs', '10.0.0.1'), await get('/ui/assets/app.js', '10.0.0.1')];
+  expect(first.map((r) => r.statusCode === 429)).toEqual([false, false, false]);
+  const over = await get('/ui', '10.0.0.1');
+  expect(over.statusCode).toBe(429);
+  expect(over.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(over.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+  // 3 a minute: the next token comes in 20 s.
+  expect(over.headers['retry-after']).toBe('20');
+});
+
+it('keeps each address its own bucket, and never limits the probes or the merchant API', async () => {
+  for (let i = 0; i < 4; i++) await get('/openapi.json', '10.0.0.2');
+  expect((await get('/openapi.json', '10.0.0.2')).statusCode).toBe(429);
+  expect((await get('/openapi.json', '10.0.0.3')).statusCode).toBe(200);
+  expect((await get('/healthz', '10.0.0.2')).statusCode).toBe(200);
+  // The merchant API has limits of its own: a request without a token is a 401, not this 429.
+  expect((await get('/api/getBalance', '10.0.0.2')).statusCode).toBe(401);
+});
+
+it('names the token-less pages by their routes', () => {
+  expect(['/openapi.json', '/docs', '/docs/static/*', '/ui', '/ui/assets/*'].map(isPublicPage)).toEqual([true, true, true, true, true]);
+  expect(['/healthz', '/readyz', '/metrics', '/ui/viewTransaction', '/api/createDeposit', '/docsx', undefined].map(isPublicPage)).toEqual([false, false, false, false, false, false, false]);
+});
