@@ -4,7 +4,8 @@ import { createService, negotiate, type InternalAuth, type ListenerSettings } fr
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate } from './auth/authenticate';
 import { BadTokenLimit } from './auth/bad-token-limit';
-import { limitPublicPages, PublicPageLimit } from './auth/public-page-limit';
+import { limitPublicPages } from './auth/public-page-limit';
+import { TokenBuckets } from './auth/token-bucket';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
 import { forward, forwardTo } from './forwarding';
@@ -56,7 +57,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.decorate('internalAuth', deps.internalAuth);
   const badTokens = new BadTokenLimit(deps.badTokenLimitPerMinute);
   const auth = { resolver: deps.resolver, limiter: deps.limiter, badTokens };
-  const publicPages = new PublicPageLimit(deps.publicLimitPerMinute);
+  const publicPages = TokenBuckets.perMinute(deps.publicLimitPerMinute);
   const sweep = setInterval(() => {
     deps.limiter.sweep();
     badTokens.sweep();

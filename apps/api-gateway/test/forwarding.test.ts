@@ -7,12 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createService, InternalAuth, requireMerchant } from '@dw/http-kit';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp } from '../src/app';
-import { MemoryRateLimiter } from '../src/auth/rate-limiter';
+import type { FastifyInstance } from 'fastify';
 import { TokenResolver } from '../src/auth/token-resolver';
 import { upstream } from '../src/upstreams';
+import { buildTestGateway } from './support/gateway';
 
 const SECRET = 'forwarding-test-secret-0123456789abcdef';
 const MERCHANT = '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01';
@@ -48,12 +47,8 @@ beforeAll(async () => {
   });
   await service.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
-  gateway = await buildApp({
-    logger: pino({ level: 'silent' }),
+  gateway = await buildTestGateway({
     resolver: new TokenResolver(async () => MERCHANT, 30_000),
-    limiter: new MemoryRateLimiter(1000),
-    badTokenLimitPerMinute: 60,
-    publicLimitPerMinute: 600,
     internalAuth: new InternalAuth([SECRET]),
     transactions: upstream(url, 5_000),
     ui: upstream(url, 5_000),

@@ -10,11 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { apiTokenHash } from '@dw/contracts';
 import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../src/app';
-import { MemoryRateLimiter } from '../src/auth/rate-limiter';
 import { TokenResolver } from '../src/auth/token-resolver';
 import { upstream } from '../src/upstreams';
+import { buildTestGateway } from './support/gateway';
 
 const SECRET = 'concurrency-test-secret-0123456789abcdef';
 const token = () => `dwk_${randomBytes(32).toString('base64url')}`;
@@ -54,12 +52,8 @@ let upstreamUrl: string;
 
 async function startGateway(connections: number): Promise<{ gateway: FastifyInstance; base: string }> {
   const merchants = new Map([A, B].map((m) => [apiTokenHash(m.token), m.merchant]));
-  const app = await buildApp({
-    logger: pino({ level: 'silent' }),
+  const app = await buildTestGateway({
     resolver: new TokenResolver(async (hash) => merchants.get(hash), 30_000),
-    limiter: new MemoryRateLimiter(1000),
-    badTokenLimitPerMinute: 60,
-    publicLimitPerMinute: 600,
     internalAuth: new InternalAuth([SECRET]),
     transactions: upstream(upstreamUrl, 5_000),
     ui: upstream(upstreamUrl, 5_000),

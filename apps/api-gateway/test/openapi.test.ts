@@ -3,29 +3,15 @@
  * the service sends (docs/api.md#errors and the OpenAPI document). No request reaches an upstream: the document is the
  * gateway's own, so the upstreams point at a port nothing listens on.
  */
-import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../src/app';
-import { MemoryRateLimiter } from '../src/auth/rate-limiter';
-import { TokenResolver } from '../src/auth/token-resolver';
-import { upstream } from '../src/upstreams';
+import { buildTestGateway } from './support/gateway';
 
 type Json = Record<string, any>;
 
 let app: FastifyInstance;
 let doc: Json;
 beforeAll(async () => {
-  app = await buildApp({
-    logger: pino({ level: 'silent' }),
-    resolver: new TokenResolver(async () => undefined, 30_000),
-    limiter: new MemoryRateLimiter(10),
-    badTokenLimitPerMinute: 60,
-    publicLimitPerMinute: 600,
-    internalAuth: new InternalAuth(['openapi-test-secret']),
-    transactions: upstream('http://127.0.0.1:9', 1_000),
-    ui: upstream('http://127.0.0.1:9', 1_000),
-  });
+  app = await buildTestGateway();
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
   doc = res.json();

@@ -4,27 +4,13 @@
  * upstream points at a port nothing listens on, so /ui answers 503): only whether the limit let the
  * request through.
  */
-import { InternalAuth } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../src/app';
 import { isPublicPage } from '../src/auth/public-page-limit';
-import { MemoryRateLimiter } from '../src/auth/rate-limiter';
-import { TokenResolver } from '../src/auth/token-resolver';
-import { upstream } from '../src/upstreams';
+import { buildTestGateway } from './support/gateway';
 
 let app: FastifyInstance;
 beforeAll(async () => {
-  app = await buildApp({
-    logger: pino({ level: 'silent' }),
-    resolver: new TokenResolver(async () => undefined, 30_000),
-    limiter: new MemoryRateLimiter(10),
-    badTokenLimitPerMinute: 60,
-    publicLimitPerMinute: 3,
-    internalAuth: new InternalAuth(['public-page-limit-test-secret']),
-    transactions: upstream('http://127.0.0.1:9', 1_000),
-    ui: upstream('http://127.0.0.1:9', 1_000),
-  });
+  app = await buildTestGateway({ publicLimitPerMinute: 3 });
 });
 afterAll(async () => app?.close());
 

@@ -10,7 +10,7 @@ export class BadTokenLimit {
   private readonly buckets: TokenBuckets;
 
   constructor(perMinute: number, now: () => number = Date.now) {
-    this.buckets = new TokenBuckets(perMinute, now, perMinute / 60);
+    this.buckets = TokenBuckets.perMinute(perMinute, now);
   }
 
   /** Whole seconds this address must wait before it may present another token (0: it may). */

@@ -9,35 +9,18 @@
  */
 import { rateLimited } from '@dw/http-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { TokenBuckets } from './token-bucket';
+import type { TokenBuckets } from './token-bucket';
 
 /** The token-less pages, by their route patterns. */
 export function isPublicPage(route: string | undefined): boolean {
   return route === '/openapi.json' || route === '/ui' || route === '/ui/assets/*' || route === '/docs' || !!route?.startsWith('/docs/');
 }
 
-export class PublicPageLimit {
-  private readonly buckets: TokenBuckets;
-
-  constructor(perMinute: number, now: () => number = Date.now) {
-    this.buckets = new TokenBuckets(perMinute, now, perMinute / 60);
-  }
-
-  /** Counts one request from this address: 0 when it may pass, else the whole seconds to wait. */
-  take(address: string): number {
-    return this.buckets.take(address);
-  }
-
-  sweep(): void {
-    this.buckets.sweep();
-  }
-}
-
-/** Applies the limit to every public page of `app` (a hook on the root, so it sees the docs' routes too). */
-export function limitPublicPages(app: FastifyInstance, limit: PublicPageLimit): void {
+/** Applies the limit (TokenBuckets.perMinute of PUBLIC_LIMIT_PER_MINUTE) to every public page of `app` (a hook on the root, so it sees the docs' routes too). */
+export function limitPublicPages(app: FastifyInstance, perAddress: TokenBuckets): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (!isPublicPage(request.routeOptions.url)) return;
-    const wait = limit.take(request.ip);
+    const wait = perAddress.take(request.ip);
     if (wait > 0) throw rateLimited(wait);
   });
 }

@@ -11,6 +11,11 @@ interface Bucket {
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
 
+  /** A burst of `perMinute`, refilled at `perMinute` a minute: the per-address limits. */
+  static perMinute(perMinute: number, now: () => number = Date.now): TokenBuckets {
+    return new TokenBuckets(perMinute, now, perMinute / 60);
+  }
+
   constructor(
     private readonly capacity: number,
     private readonly now: () => number = Date.now,
