@@ -18,8 +18,7 @@ export function isPublicPage(route: string | undefined): boolean {
 
 /** Applies the limit (TokenBuckets.perMinute of PUBLIC_LIMIT_PER_MINUTE) to every public page of `app` (a hook on the root, so it sees the docs' routes too). */
 export function limitPublicPages(app: FastifyInstance, perAddress: TokenBuckets): void {
-  // A callback hook, not an async one: it runs on every request, and an async hook costs each a
-  // promise and a turn of the microtask queue for nothing on the merchant API.
+  // A callback hook: it runs on every request and waits for nothing.
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const wait = isPublicPage(request.routeOptions.url) ? perAddress.take(request.ip) : 0;
     done(wait > 0 ? rateLimited(wait) : undefined);
