@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,money,isolation,pages,readers,memory,notify,profile,cost]`
+ * `npm run bench [-- --quick] [-- --only create,drain,latency,flat,money,isolation,pages,readers,public,memory,notify,profile,cost]`
  *
  * Starts what it measures — the four built services (their own database and AMQP prefix per
  * stack), a callback receiver, a single-insert Fastify baseline, a load generator and a raw POST loop,
@@ -18,12 +18,13 @@ import { rssText, setReceiverBase, startBenchStack, type Ctx, type Options } fro
 import { killStarted, startBaseline, startReceiver } from './processes';
 import { costFigure, forwardFigure } from './cost';
 import { pageIsolationFigure } from './page-isolation';
+import { publicFloodFigure } from './public-flood';
 import { pageMemoryFigure } from './page-memory';
 import { profileFigure } from './profile';
 import { createFigure, drainFigure, flatFigure, isolationFigure, latencyFigure, memoryFigure, moneyFigure, notifyFigure, recoveryIsolationFigure } from './scenarios';
 import { markdownTable } from './stats';
 
-const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'money', 'isolation', 'pages', 'readers', 'memory', 'notify', 'profile', 'cost'];
+const SCENARIOS = ['create', 'drain', 'latency', 'flat', 'money', 'isolation', 'pages', 'readers', 'public', 'memory', 'notify', 'profile', 'cost'];
 const MAX_RUN_MS = 30 * 60_000;
 
 function parseArgs(argv: string[]): Options & { write: boolean } {
@@ -85,6 +86,7 @@ async function main() {
     }
     if (has('pages')) ctx.rows.push(await pageIsolationFigure(ctx));
     if (has('readers')) ctx.rows.push(await pageMemoryFigure(ctx));
+    if (has('public')) ctx.rows.push(await publicFloodFigure(ctx));
     if (has('memory')) ctx.rows.push(await memoryFigure(ctx));
     if (has('notify')) ctx.rows.push(await notifyFigure(ctx));
     if (has('profile')) {

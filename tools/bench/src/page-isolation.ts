@@ -9,13 +9,12 @@
  */
 import { Pool } from 'undici';
 import { api, skippedDeliveries, type Stack } from '../../e2e/test/support/stack';
+import { bAloneAndBeside } from './beside-b';
 import { merchantWithCallback, sleep, stackRss, startBenchStack, type Ctx, type Row } from './context';
-import { openLoop, type LoadResult } from './processes';
-import { alternate, fmt, median, ratio } from './stats';
+import { fmt, median } from './stats';
 
 export const ROWS = 150;
 export const LOOPS = 16;
-const CREATE_EVERY_MS = 50;
 const PAGE = '/ui/viewTransaction?limit=100';
 const EURO = '€';
 
@@ -79,8 +78,6 @@ export async function seedLargestRows(stack: Stack, m: { apiToken: string; merch
 
 export async function pageIsolationFigure(ctx: Ctx): Promise<Row> {
   const { quick } = ctx.opts;
-  const rounds = quick ? 2 : 3;
-  const seconds = quick ? 5 : 10;
   const stack = await startBenchStack('pages');
   const reader = new Pool(stack.gateway, { connections: LOOPS });
   const rss = stackRss(stack).start();
@@ -90,54 +87,30 @@ export async function pageIsolationFigure(ctx: Ctx): Promise<Row> {
     const b = await merchantWithCallback(stack, '/ok/pages-b', 'Merchant B');
     ctx.log(`pages: A creates ${ROWS} of the largest deposits through the API`);
     await seedLargestRows(stack, a);
-
-    let expected = 0;
-    let undrained = 0;
-    const creates = (secs: number) => openLoop(stack.gateway, { rate: 1000 / CREATE_EVERY_MS, seconds: secs, token: b.apiToken });
-    // Outside the timed part: each round's callbacks delivered before the next round starts.
-    const delivered = async (r: LoadResult) => {
-      expected += r.ok;
-      if (!(await ctx.receiver.waitForIds('pages-b', expected, 30_000))) undrained++;
-      return r;
-    };
-    // Warm both (JIT, pools, plans) outside the measured rounds.
-    await delivered(await creates(2));
+    // Warm A's reads (JIT, pools, plans) outside the measured rounds; B warms in bAloneAndBeside.
     await readPages(reader, a.apiToken, sleep(2000));
 
-    const readings: Reading[] = [];
-    const { a: alone, b: beside } = await alternate(
-      rounds,
-      async (round) => (ctx.log(`pages: round ${round + 1}/${rounds} B alone`), delivered(await creates(seconds))),
-      async (round) => {
-        ctx.log(`pages: round ${round + 1}/${rounds} B beside A's ${LOOPS} page loops`);
-        // A reads from before B's generator has started until B's last create is answered.
-        const created = creates(seconds);
-        const [r, reading] = await Promise.all([created, readPages(reader, a.apiToken, created)]);
-        readings.push(reading);
-        return delivered(r);
-      },
+    // A reads from before B's generator has started until B's last create is answered.
+    const run = await bAloneAndBeside(
+      ctx,
+      stack,
+      b,
+      { path: 'pages-b', label: 'pages', what: `A's ${LOOPS} page loops`, baseline: 'A idle', rounds: quick ? 2 : 3, seconds: quick ? 5 : 10 },
+      (created) => readPages(reader, a.apiToken, created),
     );
-    const p = (rs: LoadResult[], key: 'p50' | 'p99') => median(rs.map((r) => r[key]));
-    const [oursP50, oursP99, baseP50, baseP99] = [p(beside, 'p50'), p(beside, 'p99'), p(alone, 'p50'), p(alone, 'p99')];
-    const notCreated = [...alone, ...beside].reduce((n, r) => n + r.other, 0);
+    const readings = run.loads;
     const pages = readings.reduce((n, r) => n + r.pages, 0);
     const bytes = readings.reduce((n, r) => n + r.bytes, 0);
     const refused = readings.reduce((n, r) => n + r.other, 0);
     return {
       figure: "Isolation: A reads pages of its largest rows, B's create latency",
-      ours: `p99 ${fmt(oursP99)} ms`,
-      baseline: `p99 ${fmt(baseP99)} ms (A idle)`,
-      ratio: fmt(ratio(oursP99, baseP99)),
-      oursLatency: `${fmt(oursP50)} / ${fmt(oursP99)}`,
-      baselineLatency: `${fmt(baseP50)} / ${fmt(baseP99)}`,
+      ...run.columns,
       rss: rss.stop(),
       note:
-        `B: a create every ${CREATE_EVERY_MS} ms (open loop), ${rounds}×${seconds}s rounds a side alternated, median of the rounds; ratio = B's p99 beside A ÷ alone; ` +
+        `${run.noteOnB}; ` +
         `A: ${ROWS} of the largest rows, ${LOOPS} loops of ${PAGE} as JSON (${fmt(pages ? bytes / pages / 1e6 : Number.NaN)} MB a page): ` +
         `${fmt(median(readings.map((r) => r.pages / r.seconds)))} pages/s, ${fmt(median(readings.map((r) => r.bytes / 1e6 / r.seconds)))} MB/s beside B` +
-        (refused ? `; ${refused} of A's pages not 200` : '') +
-        (notCreated ? `; ${notCreated} of B's creates not 201` : '') +
-        (undrained ? `; ${undrained} rounds' callbacks not all delivered in 30 s` : ''),
+        (refused ? `; ${refused} of A's pages not 200` : ''),
     };
   } finally {
     rss.stop();
