@@ -8,7 +8,8 @@ import { limitPublicPages } from './auth/public-page-limit';
 import { TokenBuckets } from './auth/token-bucket';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
-import { forward, forwardTo } from './forwarding';
+import { forward, forwardTo, pacedForward } from './forwarding';
+import { DEFAULT_VIEW_BYTES_PER_SECOND, MerchantPace } from './merchant-pace';
 import { DEFAULT_MERCHANT_CONCURRENCY, DEFAULT_PAGE_CONCURRENCY, MerchantConcurrency, type MerchantConcurrencyOptions } from './merchant-concurrency';
 import { registerOpenApi } from './openapi';
 import { publicApiRoutes } from './routes/public-api';
@@ -40,6 +41,8 @@ export interface GatewayDeps {
    * 1), a share of their own inside the ui's: see `isListPage`.
    */
   pagesPerMerchant?: number;
+  /** A merchant's viewer answers' bytes a second through this gateway (GATEWAY_MERCHANT_VIEW_BYTES_PER_SECOND): merchant-pace.ts. */
+  viewBytesPerSecond?: number;
   /** METRICS_PORT and CLIENT_STALL_TIMEOUT_MS (defaults when omitted). */
   listener?: ListenerSettings;
 }
@@ -58,10 +61,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const badTokens = new BadTokenLimit(deps.badTokenLimitPerMinute);
   const auth = { resolver: deps.resolver, limiter: deps.limiter, badTokens };
   const publicPages = TokenBuckets.perMinute(deps.publicLimitPerMinute);
+  const viewerPace = new MerchantPace(deps.viewBytesPerSecond ?? DEFAULT_VIEW_BYTES_PER_SECOND);
+  const viewerForward = pacedForward(viewerPace);
   const sweep = setInterval(() => {
     deps.limiter.sweep();
     badTokens.sweep();
     publicPages.sweep();
+    viewerPace.sweep();
   }, 10_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
@@ -122,7 +128,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           },
         },
       },
-      forward,
+      viewerForward,
     );
     viewer.get(
       '/ui/endpointHealth',
@@ -134,7 +140,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           response: { 200: EndpointHealth, '4xx': Problem },
         },
       },
-      forward,
+      viewerForward,
     );
     viewer.get(
       '/ui/balances',
@@ -146,7 +152,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           response: { 200: BalanceList, '4xx': Problem },
         },
       },
-      forward,
+      viewerForward,
     );
     viewer.get(
       '/ui/statement',
@@ -161,7 +167,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           response: { 200: BalanceHistoryPage, '4xx': Problem },
         },
       },
-      forward,
+      viewerForward,
     );
   });
 

@@ -10,6 +10,7 @@ import { injectTraceHeaders } from '@dw/telemetry';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MerchantConcurrency } from './merchant-concurrency';
+import type { MerchantPace } from './merchant-pace';
 import { retryDelayFor } from './upstream-retry';
 import type { Upstream } from './upstreams';
 
@@ -98,6 +99,15 @@ function pathOf(request: FastifyRequest): string | undefined {
 }
 
 export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return forwardAnswer(request, reply);
+}
+
+/** `forward`, with the answer's body passed on at the merchant's pace (merchant-pace.ts). */
+export function pacedForward(pace: MerchantPace) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => forwardAnswer(request, reply, pace);
+}
+
+function forwardAnswer(request: FastifyRequest, reply: FastifyReply, pace?: MerchantPace): FastifyReply {
   const path = pathOf(request);
   if (path === undefined) {
     return sendProblem(request, reply, 400, 'validation_failed', 'The request path is not valid.', [
@@ -141,6 +151,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply): FastifyRe
       return delay;
     },
     rewriteHeaders: (headers) => without(headers, DROPPED_ANSWER_HEADERS),
+    ...(pace && { onResponse: (req, rep, res) => rep.send(pace.paced(req.merchantId, res.stream)) }),
     onError: (rep, { error }) => {
       rep.request.log.warn({ err: error }, 'upstream unavailable');
       sendProblem(rep.request as FastifyRequest, rep as FastifyReply, 503, 'service_unavailable', 'A service this request needs is unavailable; retry later.');

@@ -50,6 +50,7 @@ async function main() {
     ui,
     merchantShares: { perMerchant: config.merchantConcurrency, maxWaiting: config.rateLimitPerSecond, waitMs: config.upstreamTimeoutMs },
     pagesPerMerchant: config.merchantPageConcurrency,
+    viewBytesPerSecond: config.merchantViewBytesPerSecond,
     listener: listenerSettings(config),
   });
   app.addHook('onClose', async () => {

@@ -91,6 +91,14 @@ export const gatewaySpec = {
     description:
       "a merchant's list pages (`GET /ui/viewTransaction` without `id`, JSON or HTML) in progress at once in this gateway process; more wait their turn like other requests",
   }),
+  /** The bytes a second of a merchant's viewer answers through this gateway, after a burst of the same size. */
+  merchantViewBytesPerSecond: int('GATEWAY_MERCHANT_VIEW_BYTES_PER_SECOND', {
+    default: 8 * 1024 * 1024,
+    min: 64 * 1024,
+    max: 1024 * 1024 * 1024,
+    description:
+      "bytes a second of a merchant's `/ui/…` answers through this gateway process (list pages, downloads, statements), after a burst of the same size; beyond it they are sent at that pace",
+  }),
   /** How long a resolved token is trusted while the rotation broadcast is connected. */
   tokenCacheTtlMs: int('TOKEN_CACHE_TTL_MS', {
     default: 30_000,

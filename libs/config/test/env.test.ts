@@ -13,6 +13,7 @@ describe('service configuration from the environment', () => {
       rateLimitRedisDown: 'open',
       badTokenLimitPerMinute: 60,
       publicLimitPerMinute: 600,
+      merchantViewBytesPerSecond: 8 * 1024 * 1024,
       trustProxyHops: 0,
     });
     expect(loadTransactionsConfig(internal)).toMatchObject({

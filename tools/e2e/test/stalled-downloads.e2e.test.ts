@@ -19,12 +19,11 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { api, startStack, type Merchant, type ServiceName, type Stack, withDatabase } from './support/stack';
-import { enterHandWrittenHistory } from './support/seed-history';
+import { enterHandWrittenHistory, largestDeposits } from './support/seed-history';
 
 const ROWS = 1500;
 const DOWNLOADS = 40;
 const CLOSED_WITHIN_MS = 120_000;
-const EMOJI = '😀';
 const SERVICES: ServiceName[] = ['api-gateway', 'transactions-svc', 'callback-svc', 'ui'];
 
 let stack: Stack;
@@ -37,28 +36,7 @@ beforeAll(async () => {
   stack = await startStack('stalled_downloads', { RATE_LIMIT_PER_SECOND: '100000' });
   a = stack.createMerchant('Hoarder');
   b = stack.createMerchant('Bystander');
-  // The largest deposit the contract allows is admitted through the API...
-  const largest = {
-    amount: '1.00',
-    currency: 'USD',
-    orderId: 'largest-0',
-    description: EMOJI.repeat(500),
-    metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key-${String(i).padStart(2, '0')}`, EMOJI.repeat(500)])),
-  };
-  const res = await api(stack, a.apiToken)('POST', '/api/createDeposit', largest);
-  expect(res.status).toBe(201);
-  // ...and the rest, copies of it, are written by SQL in a moment.
-  await withDatabase(stack, async (db) => {
-    await db.query(
-      `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata, last_sequence, created_at, updated_at)
-       SELECT gen_random_uuid(), t.merchant_id, 'deposit', 'pending', 1, 'USD', 'largest-' || g, t.description, t.metadata, 0,
-              now() - g * interval '1 second', now()
-         FROM transactions t, generate_series(1, ${ROWS - 1}) g
-        WHERE t.id = $1`,
-      [res.json.id],
-    );
-    await enterHandWrittenHistory(db, a.merchantId); // as if the product had written them
-  });
+  await largestDeposits(stack, a, ROWS);
 }, 120_000);
 
 afterAll(async () => {

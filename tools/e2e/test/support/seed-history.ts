@@ -6,7 +6,7 @@
  * use it only for deliveries the triggers have nothing to do with (succeeded ones).
  */
 import type pg from 'pg';
-import { ADMIN_TOKEN, api, skippedDeliveries, type Merchant, type Stack } from './stack';
+import { ADMIN_TOKEN, api, skippedDeliveries, withDatabase, type Merchant, type Stack } from './stack';
 
 export interface HistorySpec {
   merchantId: string;
@@ -98,4 +98,34 @@ export async function merchantWithFailedDeposits(stack: Stack, name: string, cou
 export async function enterHandWrittenHistory(db: pg.Client, merchantId: string): Promise<number> {
   const res = await db.query(`SELECT ledger_backfill($1, 'written by a test as hand-made history') AS entries`, [merchantId]);
   return res.rows[0].entries as number;
+}
+
+/**
+ * `count` deposits of the largest size the contract allows (a 500-character description and 20
+ * metadata values of 500 characters, all emoji: about 42 KB each): the first admitted through the
+ * API, the rest copies of it written by SQL in a moment (pending, a second apart, older than the
+ * first), then entered in the ledger as the product would have.
+ */
+export async function largestDeposits(stack: Stack, m: Merchant, count: number): Promise<void> {
+  const emoji = '😀';
+  const largest = {
+    amount: '1.00',
+    currency: 'USD',
+    orderId: 'largest-0',
+    description: emoji.repeat(500),
+    metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key-${String(i).padStart(2, '0')}`, emoji.repeat(500)])),
+  };
+  const res = await api(stack, m.apiToken)('POST', '/api/createDeposit', largest);
+  if (res.status !== 201) throw new Error(`createDeposit (largest): ${res.status} ${res.text.slice(0, 200)}`);
+  await withDatabase(stack, async (db) => {
+    await db.query(
+      `INSERT INTO transactions (id, merchant_id, type, status, amount, currency, order_id, description, metadata, last_sequence, created_at, updated_at)
+       SELECT gen_random_uuid(), t.merchant_id, 'deposit', 'pending', 1, 'USD', 'largest-' || g, t.description, t.metadata, 0,
+              now() - g * interval '1 second', now()
+         FROM transactions t, generate_series(1, ${Number(count) - 1}) g
+        WHERE t.id = $1`,
+      [res.json.id],
+    );
+    await enterHandWrittenHistory(db, m.merchantId); // as if the product had written them
+  });
 }
