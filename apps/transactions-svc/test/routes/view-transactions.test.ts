@@ -55,6 +55,24 @@ describe('GET /api/transactions (the list behind /ui/viewTransaction)', () => {
     expect(res.json().items[0].amount).toBe('123456789012345678.10000000');
   });
 
+  it('sends a page longer than one slice of the body whole, its rows as their creates answered them', async () => {
+    const merchant = svc.merchantB;
+    const large = (i: number) => ({
+      amount: '1.00',
+      currency: 'EUR',
+      orderId: `slices-${i}`,
+      description: 'é'.repeat(500),
+      metadata: Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`key-${k}`, `${i}-😀`.repeat(100)])),
+    });
+    const created = [];
+    for (let i = 0; i < 20; i++) created.push((await svc.as(merchant, { method: 'POST', url: '/api/createDeposit', payload: large(i) })).json());
+    const res = await list('limit=20', merchant);
+    expect(res.statusCode).toBe(200);
+    expect(res.body.length).toBeGreaterThan(2 * 64 * 1024); // three slices at least
+    const page = res.json();
+    expect(page.items).toEqual(created.reverse());
+  });
+
   it('filters by type, status, orderId and a [from, to) range on createdAt', async () => {
     const w = await create(svc.merchantA, 'withdraw', 'filter-me');
     expect((await list('type=withdraw')).json().items.every((t: { type: string }) => t.type === 'withdraw')).toBe(true);
