@@ -11,32 +11,22 @@
  * ordinary rows (about 50 KB a page) never waits. Kept per gateway replica, like the other shares.
  */
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { TokenBuckets } from './auth/token-bucket';
 
 /** GATEWAY_MERCHANT_VIEW_BYTES_PER_SECOND's default: 8 MiB a second. */
 export const DEFAULT_VIEW_BYTES_PER_SECOND = 8 * 1024 * 1024;
 
-interface Bucket {
-  bytes: number;
-  at: number;
-}
-
 export class MerchantPace {
-  private readonly buckets = new Map<string, Bucket>();
+  /** Bytes per merchant: a burst of bytesPerSecond, refilled at bytesPerSecond. */
+  private readonly buckets: TokenBuckets;
 
-  constructor(
-    /** Bytes a second per merchant, and the burst. */
-    private readonly bytesPerSecond: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(bytesPerSecond: number, now: () => number = Date.now) {
+    this.buckets = new TokenBuckets(bytesPerSecond, now, bytesPerSecond);
+  }
 
   /** Counts `bytes` sent to `merchant`: 0 when they may go at once, else the ms to wait before they go. */
   spend(merchant: string, bytes: number): number {
-    const now = this.now();
-    const b = this.buckets.get(merchant) ?? { bytes: this.bytesPerSecond, at: now };
-    b.bytes = Math.min(this.bytesPerSecond, b.bytes + ((now - b.at) / 1000) * this.bytesPerSecond) - bytes;
-    b.at = now;
-    this.buckets.set(merchant, b);
-    return b.bytes >= 0 ? 0 : Math.ceil((-b.bytes / this.bytesPerSecond) * 1000);
+    return this.buckets.spend(merchant, bytes);
   }
 
   /** `body`, passed on no faster than the merchant's pace; destroying either end destroys both. */
@@ -61,9 +51,6 @@ export class MerchantPace {
 
   /** Drops full buckets so idle merchants don't accumulate memory. */
   sweep(): void {
-    const now = this.now();
-    for (const [merchant, b] of this.buckets) {
-      if (b.bytes + ((now - b.at) / 1000) * this.bytesPerSecond >= this.bytesPerSecond) this.buckets.delete(merchant);
-    }
+    this.buckets.sweep();
   }
 }

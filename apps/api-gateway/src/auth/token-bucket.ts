@@ -33,6 +33,17 @@ export class TokenBuckets {
     return this.waitFor(b);
   }
 
+  /**
+   * Counts `amount` tokens even when fewer are left (the bucket goes into debt): 0 when they were
+   * there, else the milliseconds until the debt is paid. For a pace (merchant-pace.ts), not a refusal.
+   */
+  spend(key: string, amount: number): number {
+    const b = this.current(key);
+    this.buckets.set(key, b);
+    b.tokens -= amount;
+    return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens / this.refillPerSecond) * 1000);
+  }
+
   /** Like take, without counting: 0 when a token is left, else the whole seconds to wait. */
   peek(key: string): number {
     const b = this.buckets.get(key);

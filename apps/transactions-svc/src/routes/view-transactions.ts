@@ -1,5 +1,5 @@
 /** Merchant-scoped reads used by the ui service for /ui/viewTransaction. */
-import { Problem, TransactionDetail, TransactionIdParams, TransactionPage, ViewTransactionQuery, type TransactionPage as Page } from '@dw/contracts';
+import { Problem, TransactionDetail, TransactionIdParams, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
 import { notFound, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
@@ -19,7 +19,7 @@ const SLICE = 64 * 1024;
  * is the one the response schema's serialiser wrote: the same keys, in the schema's order, as
  * transactionJson builds them.
  */
-async function* pageInSlices(page: Page): AsyncGenerator<string> {
+async function* pageInSlices(page: TransactionPage): AsyncGenerator<string> {
   let slice = '{"items":[';
   for (const [i, item] of page.items.entries()) {
     slice += (i === 0 ? '' : ',') + JSON.stringify(item);
