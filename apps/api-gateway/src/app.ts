@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { authenticate } from './auth/authenticate';
 import { BadTokenLimit } from './auth/bad-token-limit';
 import { limitPublicPages } from './auth/public-page-limit';
+import { DEFAULT_CONNECTION_LIMITS, limitConnections } from './connection-limit';
 import { TokenBuckets } from './auth/token-bucket';
 import type { RateLimiter } from './auth/rate-limiter';
 import type { TokenResolver } from './auth/token-resolver';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   internalAuth: InternalAuth;
   /** Proxies in front whose X-Forwarded-For gives the client address (0: the peer is the client). */
   trustProxyHops?: number;
+  /** GATEWAY_CONNECTIONS_PER_ADDRESS and GATEWAY_MAX_CONNECTIONS (connection-limit.ts; defaults when omitted). */
+  connections?: { perAddress: number; max: number };
   transactions: Upstream;
   ui: Upstream;
   /**
@@ -74,6 +77,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await Promise.all([deps.transactions.pool.close(), deps.ui.pool.close()]);
   });
 
+  limitConnections(app, { ...DEFAULT_CONNECTION_LIMITS, ...deps.connections, trustProxyHops: deps.trustProxyHops ?? 0 });
   limitPublicPages(app, publicPages);
   await registerOpenApi(app);
 

@@ -46,6 +46,7 @@ async function main() {
     publicLimitPerMinute: config.publicLimitPerMinute,
     internalAuth,
     trustProxyHops: config.trustProxyHops,
+    connections: { perAddress: config.connectionsPerAddress, max: config.maxConnections },
     transactions,
     ui,
     merchantShares: { perMerchant: config.merchantConcurrency, maxWaiting: config.rateLimitPerSecond, waitMs: config.upstreamTimeoutMs },

@@ -140,6 +140,20 @@ export const gatewaySpec = {
     max: 1_000_000,
     description: 'requests to the token-less pages (`/docs`, `/openapi.json`, `/ui` and its assets) per client address (burst of the same size), then `429`',
   }),
+  /** Connections one peer address may hold open at once (TRUST_PROXY_HOPS=0 only); beyond: 429 and closed. */
+  connectionsPerAddress: int('GATEWAY_CONNECTIONS_PER_ADDRESS', {
+    default: 256,
+    min: 1,
+    max: 1_000_000,
+    description: 'connections one client address may hold open (only with `TRUST_PROXY_HOPS=0`); beyond it a connection gets `429` and is closed',
+  }),
+  /** Connections the gateway holds open at once, all addresses together; beyond: closed at once. */
+  maxConnections: int('GATEWAY_MAX_CONNECTIONS', {
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    description: 'connections open at once, all clients together (about 10 KB each); beyond it a new connection is closed at once',
+  }),
   /** Proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: none). */
   trustProxyHops: int('TRUST_PROXY_HOPS', {
     default: 0,

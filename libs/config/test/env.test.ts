@@ -13,6 +13,8 @@ describe('service configuration from the environment', () => {
       rateLimitRedisDown: 'open',
       badTokenLimitPerMinute: 60,
       publicLimitPerMinute: 600,
+      connectionsPerAddress: 256,
+      maxConnections: 10_000,
       merchantViewBytesPerSecond: 8 * 1024 * 1024,
       trustProxyHops: 0,
     });

@@ -2,12 +2,12 @@
  * The trust boundary (docs/api.md#processes-and-health, #authentication, #errors; issue 8 §1, §3, §4 "ui outage", §5) against the real
  * processes: only the gateway speaks for a merchant, junk tokens are cheap to refuse, a rotation
  * racing a lookup does not resurrect the old token, the per-token limit holds across two gateways
- * sharing Redis, the token-less pages are limited per address, and the merchant API stays ready
+ * sharing Redis, the token-less pages and the connections are limited per address, and the merchant API stays ready
  * while ui is down.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { api, freePort, startStack, type Merchant, type Stack } from './support/stack';
@@ -242,6 +242,48 @@ describe('the token-less pages beyond a per-address limit', () => {
       expect((await get('/api/getCallbackUrls', { serviceApiToken: m1.apiToken })).status).toBe(200);
       expect((await get('/ui/viewTransaction', { serviceApiToken: m1.apiToken, accept: 'application/json' })).status).toBe(200);
     } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe('connections beyond a per-address limit', () => {
+  it('answer 429 with Connection: close and create nothing; another address, and the same once it closed some, create as before', async () => {
+    const gw = await stack.startExtra('api-gateway', { GATEWAY_CONNECTIONS_PER_ADDRESS: '3' });
+    const port = Number(new URL(gw.url).port);
+    // A create on a connection of its own (no agent: a fresh one), from `localAddress`.
+    const create = (orderId: string, localAddress = '127.0.0.1') =>
+      new Promise<{ status: number; connection?: string; body: Record<string, unknown> }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port, localAddress, agent: false, method: 'POST', path: '/api/createDeposit', headers: { 'content-type': 'application/json', serviceApiToken: m1.apiToken } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(text) }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ amount: '1.00', currency: 'USD', orderId }));
+      });
+    const idle = await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1');
+            s.on('error', () => undefined).once('connect', () => resolve(s));
+          }),
+      ),
+    );
+    try {
+      const orderId = `conn-${randomUUID()}`;
+      const refused = await create(orderId);
+      expect(refused).toMatchObject({ status: 429, connection: 'close', body: { status: 429, code: 'rate_limited' } });
+      expect(await create(`conn-other-${randomUUID()}`, '127.0.0.2')).toMatchObject({ status: 201 });
+      for (const s of idle) s.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      // Nothing was written by the refused create: the same orderId now creates, not replays.
+      expect(await create(orderId)).toMatchObject({ status: 201, body: { orderId } });
+    } finally {
+      for (const s of idle) s.destroy();
       await gw.stop();
     }
   });

@@ -224,6 +224,7 @@ export async function startStack(label: string, overrides: Record<string, string
     // Every test request comes from 127.0.0.1; tests of the per-address limit set their own.
     BAD_TOKEN_LIMIT_PER_MINUTE: '100000',
     PUBLIC_LIMIT_PER_MINUTE: '100000',
+    GATEWAY_CONNECTIONS_PER_ADDRESS: '100000',
     CALLBACK_ALLOW_PRIVATE_HOSTS: 'true',
     SANDBOX_SETTLE_MS: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',

@@ -1,0 +1,121 @@
+/**
+ * Connections per client address and in all (connection-limit.ts), over real sockets: what a
+ * client holding many idle connections gets, and what everyone else keeps.
+ */
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { OVER_LIMIT_IDLE_MS } from '../src/connection-limit';
+import { buildTestGateway } from './support/gateway';
+
+interface Raw {
+  socket: net.Socket;
+  /** Everything received until now. */
+  received: () => string;
+  closed: Promise<number>;
+}
+
+async function connect(port: number): Promise<Raw> {
+  const socket = net.connect(port, '127.0.0.1');
+  let data = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (data += chunk));
+  socket.on('error', () => undefined);
+  const opened = Date.now();
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - opened)));
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return { socket, received: () => data, closed };
+}
+
+/** Sends GET /healthz on the connection and resolves with the answer's head and body once it has come. */
+async function ask(raw: Raw): Promise<string> {
+  const before = raw.received().length;
+  raw.socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n');
+  for (let i = 0; i < 200; i++) {
+    const answer = raw.received().slice(before);
+    const head = answer.indexOf('\r\n\r\n');
+    const length = /content-length: (\d+)/i.exec(answer)?.[1];
+    if (head >= 0 && length !== undefined && answer.length >= head + 4 + Number(length)) return answer;
+    if (raw.socket.destroyed && answer === '') return '';
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no whole answer: ${JSON.stringify(raw.received().slice(before))}`);
+}
+
+const status = (answer: string) => Number(answer.slice(9, 12));
+
+describe('connections a client may hold open', () => {
+  let app: FastifyInstance;
+  let port: number;
+  const raws: Raw[] = [];
+
+  async function start(deps: Parameters<typeof buildTestGateway>[0]) {
+    app = await buildTestGateway(deps);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  }
+  const open = async () => {
+    const raw = await connect(port);
+    raws.push(raw);
+    return raw;
+  };
+
+  afterEach(async () => {
+    for (const raw of raws.splice(0)) raw.socket.destroy();
+    await app.close();
+  });
+
+  it('answers a connection beyond the address share 429 rate_limited with Connection: close; the others keep working', async () => {
+    await start({ connections: { perAddress: 2, max: 100 } });
+    const [first, second] = [await open(), await open()];
+    const third = await open();
+
+    const refused = await ask(third);
+    expect(status(refused)).toBe(429);
+    expect(refused).toMatch(/\r\nconnection: close\r\n/i);
+    expect(refused).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(refused).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      detail: expect.stringContaining('More than 2 connections are open from this address'),
+    });
+    await third.closed;
+
+    expect(status(await ask(first))).toBe(200);
+    expect(status(await ask(second))).toBe(200);
+    // The same connections serve request after request.
+    expect(status(await ask(first))).toBe(200);
+  });
+
+  it('closes an idle connection beyond the share after OVER_LIMIT_IDLE_MS, and admits a new one once an earlier one closed', async () => {
+    await start({ connections: { perAddress: 1, max: 100 } });
+    const first = await open();
+    const idle = await open();
+    const heldFor = await idle.closed;
+    expect(heldFor).toBeGreaterThanOrEqual(OVER_LIMIT_IDLE_MS - 50);
+    expect(heldFor).toBeLessThan(OVER_LIMIT_IDLE_MS + 2_000);
+    expect(idle.received()).toBe('');
+
+    first.socket.destroy();
+    await first.closed;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(status(await ask(await open()))).toBe(200);
+  });
+
+  it('does not count per address behind a proxy (TRUST_PROXY_HOPS above 0): the peer is the proxy', async () => {
+    await start({ connections: { perAddress: 1, max: 100 }, trustProxyHops: 1 });
+    const all = [await open(), await open(), await open()];
+    for (const raw of all) expect(status(await ask(raw))).toBe(200);
+  });
+
+  it('closes a connection beyond GATEWAY_MAX_CONNECTIONS at once, whatever its address', async () => {
+    await start({ connections: { perAddress: 100, max: 2 }, trustProxyHops: 1 });
+    const [first, second] = [await open(), await open()];
+    const beyond = await open();
+    expect(await beyond.closed).toBeLessThan(1_000);
+    expect(beyond.received()).toBe('');
+    expect(status(await ask(first))).toBe(200);
+    expect(status(await ask(second))).toBe(200);
+  });
+});
