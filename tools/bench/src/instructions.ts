@@ -24,8 +24,8 @@ import path from 'node:path';
 import { serviceNodeOptions } from '@dw/config';
 import { SERVICE_V8_FLAGS } from '@dw/config/v8-flags';
 import { testPrefix } from '@dw/testing';
-import { Pool } from 'undici';
 import { AMQP_URL, freePort } from '../../e2e/test/support/stack';
+import { gatewayClient } from './load';
 import { startEchoUpstream } from './processes';
 import { median, ratio } from './stats';
 
@@ -126,28 +126,12 @@ async function answering(child: ChildProcess, url: string, probe: string): Promi
   throw new Error(`${url}${probe} did not answer within 300 s`);
 }
 
-/** `count` creates on CONNECTIONS connections; throws unless every one was answered 201. */
+/** `count` creates on CONNECTIONS connections (load.ts's client); throws unless every one was answered 201. */
 async function creates(url: string, count: number): Promise<void> {
-  const pool = new Pool(url, { connections: CONNECTIONS });
-  let next = 0;
-  let bad = 0;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < count) {
-        const n = next++;
-        const res = await pool.request({
-          path: '/api/createDeposit',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', serviceApiToken: TOKEN },
-          body: JSON.stringify({ amount: '1.00', currency: 'USD', orderId: `instr-${n}` }),
-        });
-        await res.body.dump();
-        if (res.statusCode !== 201) bad++;
-      }
-    }),
-  );
-  await pool.close();
-  if (bad) throw new Error(`${bad} of ${count} creates through ${url} were not answered 201`);
+  const client = gatewayClient(url, CONNECTIONS);
+  const { failed } = await client.burst(TOKEN, count, CONNECTIONS);
+  await client.close();
+  if (failed) throw new Error(`${failed} of ${count} creates through ${url} were not answered 201`);
 }
 
 const control = (pid: number, ...args: string[]) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });
