@@ -60,6 +60,13 @@ describe('a withdraw is paid only from what the merchant holds', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.text.split('\r\n')).toHaveLength(6);
+    // The statement's CSV only where Accept prefers it, as for the transaction list: ranked below
+    // JSON, below a wildcard, or refused with q=0, the answer is a JSON page (and takes no download slot).
+    for (const accept of ['text/csv;q=0.5, application/json', 'text/csv;q=0.9, */*', 'text/csv;q=0']) {
+      const page = await call('GET', '/api/getBalanceHistory?currency=USD', undefined, { accept });
+      expect([accept, page.status, page.headers.get('content-type')]).toEqual([accept, 200, expect.stringMatching(/^application\/json/)]);
+      expect(page.json.items).toHaveLength(4);
+    }
   });
 
   it('admits exactly 10 of 40 simultaneous withdraws of 1.00 against 10.00', async () => {

@@ -1,6 +1,6 @@
 /**
  * GET /api/getBalance and GET /api/getBalanceHistory (docs/api.md, "Balances and the ledger"). The
- * history answers JSON pages, or with `Accept: text/csv` every matching entry as CSV (the
+ * history answers JSON pages, or where `Accept` prefers `text/csv` (negotiate.ts, as for the transaction list) every matching entry as CSV (the
  * statement), a download bounded as the transactions export is: one of the merchant's download
  * slots (429 beyond them, download-slot.ts), reads on the downloads' pool, more than EXPORT_MAX_ROWS
  * matching refused up front with a 400, and a reader that stops reading cut off by the
@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EXPORT_MAX_ROWS, Problem } from '@dw/contracts';
-import { validationFailed } from '@dw/http-kit';
+import { negotiate, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { balanceHistory, balancesOf, countHistoryUpTo, historyEntries } from '../domain/balance-queries';
@@ -31,7 +31,7 @@ export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db
     async (request, reply) => {
       const { merchantId, query } = request;
       try {
-        if (!wantsCsv(request.headers.accept)) return await balanceHistory(db, merchantId, query);
+        if (negotiate(request.headers.accept) !== 'csv') return await balanceHistory(db, merchantId, query);
         holdDownloadSlot(downloads.slots, merchantId, reply);
         if ((await countHistoryUpTo(downloads.db, merchantId, query, EXPORT_MAX_ROWS)) > EXPORT_MAX_ROWS) {
           const message = `more than ${EXPORT_MAX_ROWS} entries match: narrow the filters (currency, from, to)`;
@@ -50,10 +50,3 @@ export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db
   );
 }
 
-/** text/csv preferred to JSON: named, and not after application/json in the Accept list. */
-function wantsCsv(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const csv = accept.indexOf('text/csv');
-  const json = accept.indexOf('application/json');
-  return csv >= 0 && (json < 0 || csv < json);
-}
