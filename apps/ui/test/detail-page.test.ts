@@ -19,6 +19,15 @@ describe('renderDetailPage', () => {
     expect(renderDetailPage(assets, DETAIL)).toContain('No delivery attempts yet.');
   });
 
+  it('shows why an attempt answered 200 failed all the same (its body did not arrive within the timeout)', () => {
+    const error = 'timeout: the reply body did not complete within 15000 ms';
+    const attempt = { attempt: 1, at: '2026-11-21T10:00:05.100Z', statusCode: 200, error, durationMs: 15000, trigger: 'automatic' as const };
+    const retrying = { ...DETAIL.events[1]!, delivery: { status: 'retrying' as const, attempts: [attempt] } };
+    expect(renderDetailPage(assets, { ...DETAIL, events: [retrying] })).toMatch(
+      /<td data-label="Result">HTTP 200 <span class="error-text"><bdi>timeout: the reply body did not complete within 15000 ms<\/bdi><\/span><\/td>/,
+    );
+  });
+
   it('tells support where the trace id leads', () => {
     expect(renderDetailPage(assets, DETAIL)).toMatch(/<code>4bf92f3577b34da6a3ce929d0e0e4736<\/code> <span class="muted hint">[^<]*Jaeger/);
   });

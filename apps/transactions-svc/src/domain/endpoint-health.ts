@@ -16,7 +16,7 @@ import {
 } from '@dw/contracts';
 import type pg from 'pg';
 import { query, raw, sql, type Sql } from '@dw/db';
-import { iso } from './transaction-sql';
+import { acknowledged, iso } from './transaction-sql';
 
 interface CountRow {
   kind: string;
@@ -67,7 +67,7 @@ export function endpointHealthSql(merchantId: string, since: string): Sql {
     -- The newest successful and the newest failed attempt per type, among the counted events.
     last AS (
       SELECT DISTINCT ON (kind, ok) kind, ok, ${raw(iso('at'))} AS at, status_code, error
-        FROM (SELECT s.kind, COALESCE(a.status_code = 200, false) AS ok, a.at, a.status_code, a.error
+        FROM (SELECT s.kind, COALESCE(${raw(acknowledged('a'))}, false) AS ok, a.at, a.status_code, a.error
                 FROM sample s JOIN callback_attempts a ON a.event_id = s.id) x
        ORDER BY kind, ok, at DESC
     )

@@ -11,6 +11,14 @@ import { ledgerCtes } from './ledger-sql';
 /** An instant as the API writes it (ISO 8601, UTC, milliseconds, `Z`), as SQL text for `column`. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * Whether the callback_attempts row aliased `alias` acknowledged its event: a `200` whose reply came
+ * whole within the timeout. callback-svc records a `200` it could not finish reading (the body
+ * still arriving at 15 s) or was stopped while reading with the status and an `error`, and retries
+ * it; every summary of attempts (the export's acknowledgedAt, endpoint health) counts it as callback-svc did.
+ */
+export const acknowledged = (alias: string) => `(${alias}.status_code = 200 AND ${alias}.error IS NULL)`;
+
 /** The public transaction object (docs/api.md#transactions) built from a row aliased `alias`; json keeps key order. */
 export const transactionJson = (alias: string) =>
   raw(`json_build_object(

@@ -48,7 +48,7 @@ describe('GET /api/endpoint-health', () => {
     }
   });
 
-  it('counts deliveries by outcome, the success rate, the last success and the last failure with its error', async () => {
+  it('counts deliveries by outcome, the success rate, the last success and the last failure with its error (a 200 cut short is a failure)', async () => {
     await svc.as(svc.merchantA, { method: 'PUT', url: '/api/updateCallbackUrlDeposit', payload: { url: 'http://127.0.0.1:9/cb' } });
     const ok1 = await create(svc.merchantA, 'deposit');
     const ok2 = await create(svc.merchantA, 'deposit');
@@ -60,7 +60,9 @@ describe('GET /api/endpoint-health', () => {
     await deliver(ok1, 'succeeded', [[200, null, 300]]);
     await deliver(ok2, 'succeeded', [[500, null, 200], [200, null, 100]]);
     await deliver(ok3, 'succeeded', [[200, null, 50]]);
-    await deliver(dead, 'failed', [[503, null, 400], [null, 'connect ECONNREFUSED 10.0.0.1:443', 40]]);
+    // The last failure is a 200 whose body did not arrive within the timeout: a failure, not a success.
+    const bodyTimeout = 'timeout: the reply body did not complete within 15000 ms';
+    await deliver(dead, 'failed', [[503, null, 400], [null, 'connect ECONNREFUSED 10.0.0.1:443', 300], [200, bodyTimeout, 40]]);
     await deliver(retrying, 'retrying', [[404, null, 60]]);
     await deliver(withdrawSkipped, 'skipped', []);
 
@@ -75,7 +77,7 @@ describe('GET /api/endpoint-health', () => {
       pending: 1,
       skipped: 0,
       successRate: 0.75,
-      lastFailure: { statusCode: null, error: 'connect ECONNREFUSED 10.0.0.1:443' },
+      lastFailure: { statusCode: 200, error: bodyTimeout },
     });
     const ago = (iso: string) => (Date.now() - Date.parse(iso)) / 1000;
     expect(ago(deposit.lastSuccessAt)).toBeGreaterThan(40);

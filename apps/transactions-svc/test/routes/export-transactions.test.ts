@@ -62,7 +62,7 @@ describe('GET /api/transactions/export', () => {
     expect(await exportRows('', svc.merchantB)).toEqual([]);
   });
 
-  it('carries the latest event: its delivery status, the number of attempts and when a 200 acknowledged it', async () => {
+  it('carries the latest event: its delivery status, the number of attempts and when a 200 acknowledged it (not a 200 whose body was cut short)', async () => {
     const tx = (await svc.as(svc.merchantB, { method: 'POST', url: '/api/createDeposit', payload: { amount: '100.50', currency: 'USD', orderId: 'ack-1' } })).json();
     const [pendingEvent] = await svc.db.$queryRaw<{ id: string }[]>`SELECT id FROM transaction_events WHERE transaction_id = ${tx.id}::uuid`;
     const fresh = (await exportRows('', svc.merchantB))[0];
@@ -73,7 +73,7 @@ describe('GET /api/transactions/export', () => {
     const [latest] = await svc.db.$queryRaw<{ id: string }[]>`SELECT id FROM transaction_events WHERE transaction_id = ${tx.id}::uuid AND sequence = 2`;
     await svc.db.$executeRaw`
       INSERT INTO callback_attempts (event_id, attempt, at, status_code, error, duration_ms) VALUES
-        (${latest!.id}, 1, '2026-11-22T10:00:00.000Z', 500, NULL, 3),
+        (${latest!.id}, 1, '2026-11-22T10:00:00.000Z', 200, 'timeout: the reply body did not complete within 15000 ms', 15000),
         (${latest!.id}, 2, '2026-11-22T10:00:05.123Z', 200, NULL, 4)`;
     await svc.db.$executeRaw`UPDATE callback_deliveries SET status = 'succeeded', attempt_count = 2 WHERE event_id = ${latest!.id}`;
 

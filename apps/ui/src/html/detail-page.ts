@@ -44,7 +44,9 @@ ${entries.map(([k, v]) => html`<tr><td data-label="Key" class="wrap">${isolate(k
 }
 
 function attemptRow(a: Attempt, now: number): SafeHtml {
-  const result = a.statusCode !== null ? html`HTTP ${a.statusCode}` : html`<span class="error-text">${isolate(a.error ?? 'no reply')}</span>`;
+  // A status with an error is a reply that failed all the same (a 200 whose body did not complete in time).
+  const failedReply = a.error === null ? '' : html` <span class="error-text">${isolate(a.error)}</span>`;
+  const result = a.statusCode !== null ? html`HTTP ${a.statusCode}${failedReply}` : html`<span class="error-text">${isolate(a.error ?? 'no reply')}</span>`;
   // A manual attempt belongs to a series the merchant started (redelivery or recovery).
   const manual = a.trigger === 'manual' ? html` <span class="tag" data-trigger="manual">manual</span>` : '';
   return html`<tr><td data-label="Attempt">${a.attempt}${manual}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;

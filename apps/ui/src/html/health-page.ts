@@ -19,7 +19,7 @@ function rate(item: EndpointHealthItem): SafeHtml | string {
 function lastFailure(item: EndpointHealthItem, now: number): SafeHtml {
   const f = item.lastFailure;
   if (!f) return none;
-  const what = f.statusCode !== null ? `HTTP ${f.statusCode}` : (f.error ?? 'no reply');
+  const what = f.statusCode === null ? (f.error ?? 'no reply') : f.error === null ? `HTTP ${f.statusCode}` : `HTTP ${f.statusCode}: ${f.error}`;
   return html`${timeCell(f.at, now)} <span class="error-text wrap">${isolate(what)}</span>`;
 }
 
