@@ -26,6 +26,10 @@ export function checkCallbackUrlSyntax(raw: string): SyntaxVerdict {
   // `http:example.com` and `http:\\example.com` parse, but are not what anyone means to store.
   if (!HTTP_AUTHORITY.test(raw)) return refuse('url must start with https:// or http://');
 
+  // The WHATWG parser reads `\` as `/`, where RFC 3986 parsers (the merchant's proxy, a log reader)
+  // read it as data: `http://example.com\@evil.com/` is example.com to one and evil.com to another.
+  if (raw.includes('\\')) return refuse('url must not contain a backslash (percent-encode it as %5C)');
+
   const authority = authorityOf(raw);
   // The parser skips extra slashes (`http:///example.com`), so an empty authority is refused here.
   if (authority === '') return refuse('url must include a host');
@@ -37,6 +41,8 @@ export function checkCallbackUrlSyntax(raw: string): SyntaxVerdict {
   } catch {
     return refuse('url is not a valid URL: check its host and port');
   }
+  // Port 0 parses but no server listens on it: every attempt would fail.
+  if (url.port === '0') return refuse('url port must be from 1 to 65535');
   // Belt and braces: whatever the parser took as userinfo is refused too.
   if (url.username !== '' || url.password !== '') {
     return refuse('url must not contain a user name or password');
