@@ -138,8 +138,15 @@ const OPTIONS = {
 const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, o]) => (o.type === 'string' ? [name] : [])));
 
 function parseCommand(argv: string[]): Command | 'help' {
-  const { values, positionals } = parseArgs({ args: joinNegativeValues(argv, VALUE_OPTIONS), options: OPTIONS, allowPositionals: true });
+  const { values, positionals, tokens } = parseArgs({ args: joinNegativeValues(argv, VALUE_OPTIONS), options: OPTIONS, allowPositionals: true, tokens: true });
   if (values.help) return 'help';
+  // parseArgs keeps the last of a repeated option: `--merchant A --merchant B` would act on B alone.
+  const given = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (given.has(token.name)) throw new UsageError(`--${token.name} is given twice: give each option once`);
+    given.add(token.name);
+  }
   const [command, ...extra] = positionals;
   if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`);
   if (command === 'create') {

@@ -217,6 +217,10 @@ describe('merchant bad usage', () => {
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1 week'], 2, /--overlap must be a duration/],
     [['rotate-token', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1h'], 2, /only to rotate-secret/],
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000'], 1, /no merchant with id 00000000-0000-4000-8000-000000000000/],
+    // A repeated option is refused, not resolved to its last value (which merchant, which amount?).
+    [['set-credit-limit', '--merchant', '00000000-0000-4000-8000-000000000000', '--merchant', '00000000-0000-4000-8000-000000000001', '--limit', '1'], 2, /--merchant is given twice/],
+    [['adjust-balance', '--merchant', '00000000-0000-4000-8000-000000000000', '--currency', 'USD', '--amount', '1', '--amount=900', '--reason', 'r', '--reference', 'x'], 2, /--amount is given twice/],
+    [['create', '--name', 'A', '--name', 'B'], 2, /--name is given twice/],
   ])('merchant %j prints nothing on stdout, explains on stderr and exits %i', async (args, code, message) => {
     const result = await merchant(...args);
 
