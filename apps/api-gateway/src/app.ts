@@ -141,7 +141,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           summary: 'Health of the callback endpoints over the last 24 hours',
           description: 'Accept: application/json gives JSON; Accept: text/html renders a page.',
           tags: ['merchant'],
-          response: { 200: EndpointHealth, '4xx': Problem },
+          response: { 200: jsonOrPage(EndpointHealth, 'The health of both endpoints'), '4xx': Problem },
         },
       },
       viewerForward,
@@ -153,7 +153,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           summary: 'The balance per currency, for the viewer',
           description: 'Accept: text/html renders a page; otherwise the JSON of GET /api/getBalance.',
           tags: ['merchant'],
-          response: { 200: BalanceList, '4xx': Problem },
+          response: { 200: jsonOrPage(BalanceList, 'The balances'), '4xx': Problem },
         },
       },
       viewerForward,
@@ -168,7 +168,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
             'GET /api/getBalanceHistory with Accept: text/csv.',
           tags: ['merchant'],
           querystring: BalanceHistoryQuery,
-          response: { 200: BalanceHistoryPage, '4xx': Problem },
+          response: { 200: jsonOrPage(BalanceHistoryPage, 'A page of entries'), '4xx': Problem },
         },
       },
       viewerForward,
@@ -184,6 +184,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   return app;
+}
+
+/** A viewer's answer as published: the JSON of `schema`, or with Accept: text/html the page rendered from it. */
+function jsonOrPage(schema: unknown, description: string) {
+  return { description: `${description}; with Accept: text/html, a page`, content: { 'application/json': { schema }, 'text/html': { schema: { type: 'string' } } } };
 }
 
 /**

@@ -137,7 +137,11 @@ describe('GET /ui/viewTransaction with Accept: text/csv', () => {
   it('is documented in the OpenAPI document, beside JSON and HTML, as is /ui/endpointHealth', async () => {
     const doc = (await api(stack, undefined)('GET', '/openapi.json')).json;
     expect(Object.keys(doc.paths['/ui/viewTransaction'].get.responses['200'].content)).toEqual(['application/json', 'text/html', 'text/csv']);
-    expect(doc.paths['/ui/endpointHealth'].get.responses['200']).toBeDefined();
+    // Every representation a route answers is published: the viewer's pages and the statement's CSV.
+    for (const path of ['/ui/endpointHealth', '/ui/balances', '/ui/statement']) {
+      expect([path, Object.keys(doc.paths[path].get.responses['200'].content)]).toEqual([path, ['application/json', 'text/html']]);
+    }
+    expect(Object.keys(doc.paths['/api/getBalanceHistory'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
   });
 
   it('answers a bad filter with 400 problem+json, and a bad token with 401', async () => {

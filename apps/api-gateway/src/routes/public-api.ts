@@ -91,7 +91,16 @@ export function publicApiRoutes(app: FastifyInstance): void {
     '/api/getBalanceHistory',
     doc('The statement: ledger entries newest first, each with its signed change and the balance right after it; keyset pages, or every matching entry as CSV with Accept: text/csv (at most 100,000)', {
       querystring: BalanceHistoryQuery,
-      response: { 200: BalanceHistoryPage, ...errors },
+      response: {
+        200: {
+          description: 'A page of entries; with Accept: text/csv, every matching entry',
+          content: {
+            'application/json': { schema: BalanceHistoryPage },
+            'text/csv': { schema: { type: 'string', description: 'RFC 4180, header row, one row per matching entry, newest first' } },
+          },
+        },
+        ...errors,
+      },
     }),
     forward,
   );
