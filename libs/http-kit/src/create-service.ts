@@ -13,6 +13,7 @@ import { registerHealthRoutes, type ReadinessCheck } from './health';
 import { useStrictJsonParser } from './json-body';
 import { sendProblem } from './problem';
 import { registerProblemHandling } from './problem-handler';
+import { hostHeaderFault } from './host-header';
 import { genReqId } from './request-id';
 import { closeUnusedConnectionsOnClose } from './unused-connections';
 import { validatorCompiler } from './validation';
@@ -89,6 +90,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     requestTimeout: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     connectionTimeout: opts.clientStallTimeoutMs ?? CLIENT_STALL_TIMEOUT_MS,
     http: {
+      // host-header.ts answers a missing (or repeated) Host with a problem, where Node's own check wrote a bare 400.
+      requireHostHeader: false,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: 1_000,
     },
@@ -107,6 +110,11 @@ export function createService(opts: ServiceOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HEADER_REQUEST_ID, request.id);
+    const host = hostHeaderFault(request.raw);
+    if (host !== undefined) {
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 400, 'validation_failed', `The Host header ${host}.`, [{ path: 'header:host', message: host }]);
+    }
     // The server span is named by route (POST /api/createDeposit), not by method alone.
     if (request.routeOptions.url !== undefined) nameServerSpanByRoute(request.routeOptions.url);
   });
@@ -126,6 +134,10 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   });
 
   answerConnect(app);
+  // An Expect other than 100-continue: Node answered a bare 417 (no body, no request id) unless
+  // someone listens. RFC 9110 §10.1.1 lets a server ignore an expectation it does not know, so the
+  // request is served as if it had none (the gateway forwards no Expect header).
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   closeUnusedConnectionsOnClose(app);
   registerHealthRoutes(app, opts.readiness, { metrics: !opts.metricsPort });
   return app;

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Type } from '@sinclair/typebox';
 import { createService, conflict } from '../src';
+import { duplicateKeyPaths } from '../src/json-body';
 
 function app(ready = async () => undefined) {
   const a = createService({ logger: pino({ level: 'silent' }), readiness: { dep: ready } });
@@ -99,6 +100,28 @@ describe('the shared service shell', () => {
     });
   });
 
+  describe('a JSON body holding a key twice in one object', () => {
+    it.each([
+      ['the amount twice: JSON.parse would keep the last', '{"n":"1.00","n":"900.00"}', ['/n']],
+      ['a key written once plainly and once with escapes', '{"n":"x","\\u006e":"y"}', ['/n']],
+      ['twice in a nested object, and in an object inside an array', '{"n":"x","m":{"a":1,"b":2,"a":3},"l":[1,{"k/~":1,"k/~":2}]}', ['/m/a', '/l/1/k~1~0']],
+      ['three times at the top', '{"n":"a","n":"b","n":"c"}', ['/n', '/n']],
+    ])('is valid JSON refused as 400 validation_failed naming each repeat: %s', async (_name, payload, paths) => {
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json', 'x-request-id': 'dup-1' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ code: 'validation_failed', requestId: 'dup-1', detail: expect.stringContaining('a key twice') });
+      expect(res.json().errors).toEqual(paths.map((path) => ({ path, message: 'is a duplicate key: each key may appear once in an object' })));
+    });
+
+    it('takes the same key in different objects, and key-like strings among values, as they are', async () => {
+      const payload = '{"n":"n","m":{"n":"\\"n\\":"},"l":[{"n":1},{"n":2}]}';
+      expect(duplicateKeyPaths(payload)).toEqual([]);
+      const res = await app().inject({ method: 'POST', url: '/things', payload: '{"n":"a,\\"n\\":{[x"}', headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(200);
+    });
+  });
+
   describe('charset and content coding', () => {
     const post = (headers: Record<string, string>, payload: string | Buffer = '{"n":"x"}') =>
       app().inject({ method: 'POST', url: '/things', payload, headers: { 'x-request-id': 'media-1', ...headers } });
@@ -165,31 +188,59 @@ describe('the shared service shell', () => {
     expect(tookMs).toBeLessThan(3_000);
   });
 
-  describe('a CONNECT request', () => {
-    /** Writes `head` on a real socket; resolves with everything the server sent before it closed. */
-    async function exchange(head: string): Promise<string> {
-      const a = app();
-      await a.listen({ port: 0, host: '127.0.0.1' });
-      try {
-        const socket = net.connect((a.server.address() as AddressInfo).port, '127.0.0.1');
-        let answer = '';
-        socket.setEncoding('latin1').on('data', (c: string) => (answer += c));
-        socket.on('error', () => undefined);
-        socket.write(head);
-        let timer: NodeJS.Timeout | undefined;
-        const closed = await new Promise<boolean>((resolve) => {
-          socket.on('close', () => resolve(true));
-          timer = setTimeout(() => resolve(false), 3_000);
-        });
-        clearTimeout(timer);
-        socket.destroy();
-        expect({ closed, answer }).toMatchObject({ closed: true });
-        return answer;
-      } finally {
-        await a.close();
-      }
+  /** Writes `head` on a real socket; resolves with everything the server sent before it closed. */
+  async function exchange(head: string): Promise<string> {
+    const a = app();
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const socket = net.connect((a.server.address() as AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('latin1').on('data', (c: string) => (answer += c));
+      socket.on('error', () => undefined);
+      socket.write(head);
+      let timer: NodeJS.Timeout | undefined;
+      const closed = await new Promise<boolean>((resolve) => {
+        socket.on('close', () => resolve(true));
+        timer = setTimeout(() => resolve(false), 3_000);
+      });
+      clearTimeout(timer);
+      socket.destroy();
+      expect({ closed, answer }).toMatchObject({ closed: true });
+      return answer;
+    } finally {
+      await a.close();
     }
+  }
 
+  describe('the Host header', () => {
+    const problemOf = (answer: string) => {
+      const [headText, body] = answer.split('\r\n\r\n');
+      return { statusLine: headText!.split('\r\n')[0], head: headText!, body: JSON.parse(body!) };
+    };
+
+    it.each([
+      ['missing from an HTTP/1.1 request', 'GET /readyz HTTP/1.1\r\nx-request-id: host-1\r\nconnection: close\r\n\r\n', 'is required once in an HTTP/1.1 request'],
+      ['sent twice', 'GET /readyz HTTP/1.1\r\nhost: a\r\nHost: b\r\nx-request-id: host-1\r\nconnection: close\r\n\r\n', 'must be sent once, not more'],
+    ])('%s is a 400 problem+json with the request id (RFC 9112 §3.2)', async (_name, head, message) => {
+      const { statusLine, head: headText, body } = problemOf(await exchange(head));
+      expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(headText).toMatch(/\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/i);
+      expect(headText).toMatch(/\r\nx-request-id: host-1\r\n/i);
+      expect(body).toMatchObject({ status: 400, code: 'validation_failed', requestId: 'host-1', errors: [{ path: 'header:host', message }] });
+    });
+
+    it('may be left out of an HTTP/1.0 request', async () => {
+      expect(await exchange('GET /readyz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    });
+  });
+
+  it('serves a request whose Expect it does not know as if it had none, not with a bare 417', async () => {
+    const answer = await exchange('GET /readyz HTTP/1.1\r\nhost: x\r\nexpect: foo\r\nx-request-id: exp-1\r\nconnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toMatch(/\r\nx-request-id: exp-1\r\n/i);
+  });
+
+  describe('a CONNECT request', () => {
     it.each([
       ['to a path', 'CONNECT /things HTTP/1.1\r\nhost: x\r\nx-request-id: conn-1\r\n\r\n', 'conn-1'],
       ['to an authority, with a body-like tail', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n', undefined],

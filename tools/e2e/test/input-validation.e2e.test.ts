@@ -350,6 +350,28 @@ async function created(orderId: string): Promise<boolean> {
   return res.json.items.length > 0;
 }
 
+describe('the Host header of an HTTP/1.1 request', () => {
+  it.each([
+    ['missing', [] as string[], 'is required once in an HTTP/1.1 request'],
+    ['sent twice', ['host: a', 'Host: b'], 'must be sent once, not more'],
+  ])('%s is a 400 problem+json with the request id, and nothing is created', async (_name, hosts, message) => {
+    const id = orderId();
+    const body = JSON.stringify({ amount: '1.00', currency: 'USD', orderId: id });
+    const head = ['POST /api/createDeposit HTTP/1.1', ...hosts, `serviceApiToken: ${m.apiToken}`, 'x-request-id: host-e2e-1', 'content-type: application/json', `content-length: ${body.length}`, 'connection: close', '', ''].join('\r\n');
+    const connection = rawConnection(head + body);
+    try {
+      const res = await connection.answer;
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['x-request-id']).toBe('host-e2e-1');
+      expect(JSON.parse(res.body)).toMatchObject({ code: 'validation_failed', requestId: 'host-e2e-1', errors: [{ path: 'header:host', message }] });
+    } finally {
+      connection.end();
+    }
+    expect(await created(id)).toBe(false);
+  });
+});
+
 describe('CONNECT', () => {
   it.each([
     ['to a path', 'CONNECT /api/createDeposit HTTP/1.1', 'connect-e2e-1'],
@@ -382,6 +404,21 @@ describe('a JSON body holding a reserved key', () => {
     expect(res.json.detail).toContain('reserved key');
     expect(res.json.errors).toEqual([{ path, message: 'is a reserved key' }]);
     expect(await created(id)).toBe(false);
+  });
+});
+
+describe('a JSON body holding a key twice in one object', () => {
+  it.each([
+    ['amount', '{"amount":"1.00","currency":"USD","orderId":"%ID%","amount":"900.00"}', '/amount'],
+    ['orderId', '{"amount":"1.00","currency":"USD","orderId":"%ID%","orderId":"%ID%-b"}', '/orderId'],
+    ['a metadata key', '{"amount":"1.00","currency":"USD","orderId":"%ID%","metadata":{"a":"1","a":"2"}}', '/metadata/a'],
+  ])('%s twice is a 400 validation_failed naming it, and creates nothing', async (_name, body, path) => {
+    const id = orderId();
+    const res = await api(stack, m.apiToken)('POST', '/api/createDeposit', body.replaceAll('%ID%', id));
+    expectValidationFailed(res, path);
+    expect(res.json.errors).toEqual([{ path, message: 'is a duplicate key: each key may appear once in an object' }]);
+    expect(await created(id)).toBe(false);
+    expect(await created(`${id}-b`)).toBe(false);
   });
 });
 
