@@ -8,7 +8,7 @@
 import { LIST_LIMIT_DEFAULT, type BalanceEntry, type BalanceHistoryPage, type BalanceHistoryQuery, type BalanceList } from '@dw/contracts';
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '@dw/db';
-import { BadCursorError } from './cursor';
+import { BadCursorError, isCursorTime } from './cursor';
 import { iso } from './transaction-sql';
 
 const change = (account: string) => `ledger_change(e.debit_account, e.credit_account, e.amount, '${account}')::text`;
@@ -49,7 +49,7 @@ function decode(cursor: string): HistoryPosition {
     if (Array.isArray(value) && value.length === 3) {
       const [createdAt, currency, seq] = value as unknown[];
       if (
-        typeof createdAt === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) && !Number.isNaN(Date.parse(createdAt)) &&
+        isCursorTime(createdAt) &&
         typeof currency === 'string' && /^[A-Z0-9]{3,10}$/.test(currency) &&
         typeof seq === 'string' && /^[1-9][0-9]{0,17}$/.test(seq)
       ) {

@@ -206,6 +206,14 @@ describe('GET /api/getBalanceHistory', () => {
     expect(res.json().code).toBe('validation_failed');
   });
 
+  it('refuses a cursor holding a date no calendar has, as a cursor this API did not issue', async () => {
+    const m = await ledger.merchant();
+    const forged = Buffer.from(JSON.stringify(['2026-02-30T20:07:56.302Z', 'USD', '28'])).toString('base64url');
+    const res = await ledger.history(m, `?cursor=${forged}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
+  });
+
   it("shows only the merchant's own entries", async () => {
     const [a, b] = [await ledger.merchant(), await ledger.merchant()];
     await ledger.fund(a, '5');
