@@ -13,6 +13,7 @@ import { forward, forwardTo, pacedForward } from './forwarding';
 import { DEFAULT_VIEW_BYTES_PER_SECOND, MerchantPace } from './merchant-pace';
 import { DEFAULT_MERCHANT_CONCURRENCY, DEFAULT_PAGE_CONCURRENCY, MerchantConcurrency, type MerchantConcurrencyOptions } from './merchant-concurrency';
 import { registerOpenApi } from './openapi';
+import { refuseUndeclaredQuery } from './routes/declared-query';
 import { publicApiRoutes } from './routes/public-api';
 import { UPSTREAM_CONNECTIONS, upstreamAlive, type Upstream } from './upstreams';
 
@@ -103,12 +104,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(async (merchantApi) => {
     await forwardTo(merchantApi, deps.transactions, toTransactions);
     authenticate(merchantApi, auth);
+    refuseUndeclaredQuery(merchantApi);
     publicApiRoutes(merchantApi);
   });
 
   await app.register(async (viewer) => {
     await forwardTo(viewer, deps.ui, (request) => (isListPage(request) ? toUiListPages : toUi));
     authenticate(viewer, auth);
+    refuseUndeclaredQuery(viewer);
     viewer.get(
       '/ui/viewTransaction',
       {

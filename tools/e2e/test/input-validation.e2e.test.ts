@@ -149,6 +149,30 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
   });
 });
 
+describe('a query parameter on an endpoint that takes none', () => {
+  it.each([
+    ['GET', '/api/getBalance?currency=USD', 'querystring:/currency'],
+    ['GET', '/api/getCallbackUrls?x=1', 'querystring:/x'],
+    ['GET', '/ui/balances?currency=USD', 'querystring:/currency'],
+    ['GET', '/ui/endpointHealth?windowHours=1', 'querystring:/windowHours'],
+    ['PUT', '/api/updateCallbackUrlDeposit?url=https://example.com/', 'querystring:/url'],
+  ])('%s %s is a 400 naming it, not a filter dropped in silence', async (method, url, path) => {
+    const body = method === 'PUT' ? { url: null } : undefined;
+    expectValidationFailed(await api(stack, m.apiToken)(method, url, body, { accept: 'application/json' }), path);
+  });
+
+  it('refuses a create whose query repeats a body field, and creates nothing', async () => {
+    const before = await transactionCount();
+    expectValidationFailed(await api(stack, m.apiToken)('POST', '/api/createDeposit?amount=900.00', deposit({})), 'querystring:/amount');
+    expect(await transactionCount()).toBe(before);
+  });
+
+  it('serves an empty query string, and checks the token before the query', async () => {
+    expect((await api(stack, m.apiToken)('GET', '/api/getBalance?')).status).toBe(200);
+    expect((await api(stack, undefined)('GET', '/api/getBalance?currency=USD')).status).toBe(401);
+  });
+});
+
 describe('PUT /api/updateCallbackUrlDeposit and /api/updateCallbackUrlWithdraw: hostile URLs', () => {
   it.each([
     ['a NUL', 'https://example.com/\u0000'],
