@@ -1,4 +1,4 @@
-import { serviceUnavailable, validationFailed, type ApiError } from '@dw/http-kit';
+import { BODY, serviceUnavailable, validationFailed, type ApiError } from '@dw/http-kit';
 
 // pg's and pg-pool's own words for a database that cannot be reached or is going away.
 const UNREACHABLE =
@@ -22,7 +22,7 @@ export function mapDatabaseError(error: unknown): ApiError | undefined {
   const sqlState = typeof e?.code === 'string' ? e.code : undefined;
   if (sqlState !== undefined && DATA_EXCEPTION.test(sqlState)) {
     return validationFailed(
-      [{ path: '/', message: `contains a value the database cannot store (SQLSTATE ${sqlState})` }],
+      [{ path: BODY, message: `contains a value the database cannot store (SQLSTATE ${sqlState})` }],
       'The request contains a value the database refuses; see errors.',
     );
   }

@@ -9,6 +9,7 @@
  * (`%2e%2e`, `.%2E`), valid percent-encoding and no fragment.
  */
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
+import { pointerToken } from './errors';
 import { sendProblem } from './problem';
 import { validationDetail } from './validation-messages';
 
@@ -65,8 +66,7 @@ export function malformedQueryParameter(url: string): string | undefined {
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decoded(rawName);
     if (name === undefined) return 'querystring';
-    const pointer = name.replace(/~/g, '~0').replace(/\//g, '~1');
-    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return `querystring:/${pointer}`;
+    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return `querystring:/${pointerToken(name)}`;
   }
   return undefined;
 }

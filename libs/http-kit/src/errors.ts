@@ -7,9 +7,16 @@ import type { ProblemCode } from '@dw/contracts';
 import { validationDetail } from './validation-messages';
 
 export interface FieldError {
+  /** A JSON Pointer (RFC 6901) into the body, `BODY` for the body as a whole; `querystring:/limit`… for other parts. */
   path: string;
   message: string;
 }
+
+/** The path of an error about the body as a whole (not valid JSON, not an object): RFC 6901's pointer to the whole document. */
+export const BODY = '';
+
+/** One key as a JSON Pointer reference token (RFC 6901 §3): `~` as `~0`, `/` as `~1`, so `{"a/b":1}` is `/a~1b`, not `/a/b`. */
+export const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class ApiError extends Error {
   constructor(

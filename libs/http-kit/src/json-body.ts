@@ -19,7 +19,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, validationFailed, type FieldError } from './errors';
+import { ApiError, BODY, pointerToken, validationFailed, type FieldError } from './errors';
 import { refuseUnprovenBody } from './merchant-scope';
 
 /** A parameter of a media type (RFC 9110 §5.6.6), its value a quoted-string or anything up to the next `;`. */
@@ -57,8 +57,6 @@ function checkEncoding(contentEncoding: string | undefined, contentType: string 
   }
   return undefined;
 }
-
-const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Every reserved key in a parsed body, as a JSON Pointer: `__proto__`, and `constructor` when it
@@ -165,7 +163,7 @@ export function useStrictJsonParser(app: FastifyInstance): void {
     if (refused) return done(refused, undefined);
     if (!isUtf8(body as Buffer)) {
       const detail = 'The body is not valid UTF-8.';
-      return done(validationFailed([{ path: '/', message: detail }], detail), undefined);
+      return done(validationFailed([{ path: BODY, message: detail }], detail), undefined);
     }
     const text = (body as Buffer).toString('utf8');
     parseJson(request, text, (err, parsed) => {

@@ -5,7 +5,7 @@
 import type { ProblemCode } from '@dw/contracts';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { ApiError } from './errors';
+import { ApiError, BODY } from './errors';
 import { sendProblem } from './problem';
 import { fieldErrors, validationDetail } from './validation-messages';
 
@@ -62,7 +62,7 @@ export function registerProblemHandling(
     }
     const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (known) {
-      const errors = known.code === 'validation_failed' ? [{ path: '/', message: known.detail }] : undefined;
+      const errors = known.code === 'validation_failed' ? [{ path: BODY, message: known.detail }] : undefined;
       return sendProblem(request, reply, known.status, known.code, known.detail, errors);
     }
     const status = fe.statusCode ?? 500;
@@ -70,7 +70,7 @@ export function registerProblemHandling(
       // Malformed JSON surfaces as a SyntaxError with status 400; other 4xx keep Fastify's message.
       const code = STATUS_CODES[status] ?? 'validation_failed';
       const detail = fe instanceof SyntaxError ? 'The body is not valid JSON.' : fe.message;
-      const errors = code === 'validation_failed' ? [{ path: '/', message: detail }] : undefined;
+      const errors = code === 'validation_failed' ? [{ path: BODY, message: detail }] : undefined;
       return sendProblem(request, reply, status, code, detail, errors);
     }
     if (status === 503) {

@@ -7,7 +7,7 @@
  * of every service validates through this one place (validatorCompiler, problem-handler).
  */
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from './errors';
+import { pointerToken, type FieldError } from './errors';
 
 interface Schema {
   type?: unknown;
@@ -110,11 +110,12 @@ function describe(err: ErrorObject, noun: string): string {
 
 function pathOf(err: ErrorObject): string {
   // An error about an object's key (inside `propertyNames`) names the key itself.
-  if (err.propertyName !== undefined) return `${err.instancePath}/${err.propertyName}`;
-  if (err.keyword === 'required') return `${err.instancePath}/${String(err.params.missingProperty)}`;
-  if (err.keyword === 'additionalProperties') return `${err.instancePath}/${String(err.params.additionalProperty)}`;
-  if (err.keyword === 'propertyNames') return `${err.instancePath}/${String(err.params.propertyName)}`;
-  return err.instancePath || '/';
+  // Ajv's instancePath is already a JSON Pointer; a key from params is raw and is escaped here.
+  if (err.propertyName !== undefined) return `${err.instancePath}/${pointerToken(err.propertyName)}`;
+  if (err.keyword === 'required') return `${err.instancePath}/${pointerToken(String(err.params.missingProperty))}`;
+  if (err.keyword === 'additionalProperties') return `${err.instancePath}/${pointerToken(String(err.params.additionalProperty))}`;
+  if (err.keyword === 'propertyNames') return `${err.instancePath}/${pointerToken(String(err.params.propertyName))}`;
+  return err.instancePath;
 }
 
 /** One message for every error Ajv reported at one path (a union's branches each report one). */
@@ -149,7 +150,7 @@ export function fieldErrors(errors: ErrorObject[], where = 'body'): FieldError[]
   }
   const noun = NOUNS[where] ?? 'field';
   return [...byPath].map(([path, errs]) => ({
-    path: where === 'body' ? path : `${where}:${path}`,
+    path: where === 'body' ? path : path === '' ? where : `${where}:${path}`,
     message: messageAt(errs, noun),
   }));
 }
@@ -174,7 +175,9 @@ export function validationDetail(errors: FieldError[]): string {
   const items = errors.map((e) => {
     const m = /^(\w+):(\/.*)$/.exec(e.path) ?? /^(\w+)()$/.exec(e.path);
     const where = m ? m[1]! : '';
-    const name = (m ? m[2]! : e.path).replace(/^\//, '');
+    const pointer = m ? m[2]! : e.path;
+    // The pointer as a merchant reads it: its keys unescaped (`metadata/a/b`), an empty key as "".
+    const name = pointer === '' ? '' : pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~') || '""';
     return { where, name, message: e.message.replace(/\.$/, '') };
   });
   const part = (where: string) => PARTS[where] ?? [where, where, `the ${where}`];

@@ -64,7 +64,7 @@ describe('the shared service shell', () => {
       const payload = Buffer.concat([Buffer.from('{"n":"a'), Buffer.from(bytes), Buffer.from('"}')]);
       const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'The body is not valid UTF-8.', errors: [{ path: '/' }] });
+      expect(res.json()).toMatchObject({ code: 'validation_failed', detail: 'The body is not valid UTF-8.', errors: [{ path: '' }] });
     }
     const ok = await app().inject({ method: 'POST', url: '/things', payload: Buffer.from('{"n":"\u00e9\u20ac\ud83d\ude00"}'), headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(ok.statusCode).toBe(200);

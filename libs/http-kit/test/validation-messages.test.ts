@@ -106,6 +106,9 @@ describe('each keyword says what is accepted', () => {
     ['maxItems', '/raw', { tags: ['a', 'b', 'c'] }, '/tags', 'must have 1–2 items'],
     ['maxProperties', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, '/metadata', 'must have at most 20 keys'],
     ['a metadata key too long', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: { ['k'.repeat(41)]: 'v' } }, `/metadata/${'k'.repeat(41)}`, 'is not an allowed key: a key must be 1–40 characters long'],
+    ['a field whose name holds "/" and "~" (RFC 6901 escapes: ~1, ~0)', '/recover', { since, 'a/b~c': 1 }, '/a~1b~0c', 'is not an allowed field (allowed: since, until, type)'],
+    ['a metadata key too long holding "/"', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: { ['k/'.repeat(21)]: 'v' } }, `/metadata/${'k~1'.repeat(21)}`, 'is not an allowed key: a key must be 1–40 characters long'],
+    ['a metadata value too long under a key holding "/"', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: { 'a/b': 'v'.repeat(501) } }, '/metadata/a~1b', 'must be at most 500 characters long'],
     ['a metadata key with a control character', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: { 'k\u0000': 'v' } }, '/metadata/k\u0000', 'is not an allowed key: a key must be 1–40 printable characters'],
     ['an operator reason with a control character', '/transactions/7b0c0000-0000-4000-8000-000000000000/status', { status: 'failed', reason: 'a\u0000' }, '/reason', 'must be at most 500 printable characters'],
   ])('%s', async (_name, url, payload, path, message) => {
@@ -141,7 +144,16 @@ describe('the detail', () => {
 
   it('speaks of the body itself when the body is the wrong type', async () => {
     const body = await problem('POST', '/recover', [1]);
-    expect(body).toMatchObject({ detail: 'Fix the body: it must be an object.', errors: [{ path: '/', message: 'must be an object' }] });
+    // RFC 6901: "" is the whole document; "/" would be a key named "".
+    expect(body).toMatchObject({ detail: 'Fix the body: it must be an object.', errors: [{ path: '', message: 'must be an object' }] });
+  });
+
+  it('names a field by its key as written: escapes unread, an empty key as ""', async () => {
+    expect((await problem('POST', '/recover', { since, 'a/b~c': 1 })).detail).toBe(
+      'Fix the body field a/b~c: is not an allowed field (allowed: since, until, type).',
+    );
+    expect((await problem('POST', '/recover', { since, '': 1 })).errors).toEqual([{ path: '/', message: 'is not an allowed field (allowed: since, until, type)' }]);
+    expect((await problem('POST', '/recover', { since, '': 1 })).detail).toBe('Fix the body field "": is not an allowed field (allowed: since, until, type).');
   });
 
   it('is the default of validationFailed, so handlers that throw one say the same', () => {
