@@ -9,7 +9,7 @@
  * (`%2e%2e`, `.%2E`), valid percent-encoding and no fragment.
  */
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
-import { pointerToken } from './errors';
+import { pointerToken, type FieldError } from './errors';
 import { sendProblem } from './problem';
 import { validationDetail } from './validation-messages';
 
@@ -52,24 +52,35 @@ function decoded(component: string): string | undefined {
 }
 
 /**
- * The first query parameter whose name or value is not valid percent-encoding (a `%` without two
- * hex digits after it, or bytes that are not UTF-8), as the error's path; undefined when all are.
- * The query parser would otherwise keep such a value as its literal text, so `?orderId=%E0%A4%A`
- * filtered on a string the client never meant; bytes that are not UTF-8 are refused in a path and
- * in a body alike, and now in a query too.
+ * The first query parameter a route must not read as it stands, as a field error; undefined when
+ * there is none:
+ * - a name or value that is not valid percent-encoding (a `%` without two hex digits after it, or
+ *   bytes that are not UTF-8). The query parser would otherwise keep such a value as its literal
+ *   text, so `?orderId=%E0%A4%A` filtered on a string the client never meant; bytes that are not
+ *   UTF-8 are refused in a path and in a body alike, and so in a query;
+ * - a name given twice (`?limit=10&limit=100`). The parser makes an array of it, which a schema
+ *   could only call "not a string"; and a proxy or log that reads the first sees another request
+ *   than one that reads the last (as a JSON body's repeated key, json-body.ts).
  */
-export function malformedQueryParameter(url: string): string | undefined {
+export function queryParameterFault(url: string): FieldError | undefined {
   const q = url.indexOf('?');
   if (q === -1) return undefined;
+  const names = new Set<string>();
   for (const pair of url.slice(q + 1).split('&')) {
+    if (pair === '') continue;
     const eq = pair.indexOf('=');
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decoded(rawName);
-    if (name === undefined) return 'querystring';
-    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return `querystring:/${pointerToken(name)}`;
+    if (name === undefined) return { path: 'querystring', message: MALFORMED };
+    const path = `querystring:/${pointerToken(name)}`;
+    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return { path, message: MALFORMED };
+    if (names.has(name)) return { path, message: 'must be given once' };
+    names.add(name);
   }
   return undefined;
 }
+
+const MALFORMED = 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)';
 
 /** Refuses a non-canonical path with 400 before any route's hooks or handler run. */
 export function refuseNonCanonicalPaths(app: FastifyInstance): void {
@@ -83,20 +94,21 @@ export function refuseNonCanonicalPaths(app: FastifyInstance): void {
 }
 
 /**
- * On a route that reads its query (one with a querystring schema), refuses a parameter that is not
- * valid percent-encoding with 400, as part of validating the query: after authentication, like
- * every other rule of a parameter. A route that reads no query ignores it, as it does `?foo=1`.
- * Attached to those routes alone when they are added, so a create (no query) runs no hook for it.
+ * On a route that reads its query (one whose querystring schema declares a parameter), refuses a
+ * parameter that is not valid percent-encoding, or one given twice, with 400 (queryParameterFault),
+ * as part of validating the query: after authentication, like every other rule of a parameter. A
+ * route whose query takes nothing refuses any parameter by its schema alone (the gateway gives
+ * every merchant route one: routes/declared-query.ts there), so a create runs no hook for this.
  */
 export function refuseMalformedQueries(app: FastifyInstance): void {
   const refuse: preValidationAsyncHookHandler = async (request, reply) => {
-    const parameter = malformedQueryParameter(request.raw.url ?? '');
-    if (parameter === undefined) return;
-    const errors = [{ path: parameter, message: 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)' }];
-    return sendProblem(request, reply, 400, 'validation_failed', validationDetail(errors), errors);
+    const fault = queryParameterFault(request.raw.url ?? '');
+    if (fault === undefined) return;
+    return sendProblem(request, reply, 400, 'validation_failed', validationDetail([fault]), [fault]);
   };
   app.addHook('onRoute', (route) => {
-    if (route.schema?.querystring === undefined) return;
+    const query = route.schema?.querystring as { properties?: object } | undefined;
+    if (query === undefined || Object.keys(query.properties ?? {}).length === 0) return;
     const own = route.preValidation;
     route.preValidation = [refuse, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
   });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { getRawPath } from '@dw/testing';
-import { createService, malformedQueryParameter, nonCanonicalPath } from '../src';
+import { createService, nonCanonicalPath, queryParameterFault } from '../src';
 
 /**
  * Each spelling that names another path once a URL parser has read it. The requests go over a real
@@ -77,8 +77,15 @@ describe('canonical request paths', () => {
 
   it('reads a well-formed query, "+" as a space and %25 as a literal "%", and an empty or bare parameter', () => {
     for (const url of ['/a?orderId=50%25off', '/a?q=a+b&r=%F0%9F%98%80', '/a?', '/a?flag', '/a?x=&&y', '/a']) {
-      expect(malformedQueryParameter(url)).toBeUndefined();
+      expect(queryParameterFault(url)).toBeUndefined();
     }
+  });
+
+  it('names a parameter given twice, however it is spelt', () => {
+    for (const url of ['/a?limit=10&limit=100', '/a?limit=1&x=2&limit', '/a?limit=1&%6Cimit=2', '/a?limit=1&lim%69t=1']) {
+      expect(queryParameterFault(url)).toEqual({ path: 'querystring:/limit', message: 'must be given once' });
+    }
+    expect(queryParameterFault('/a?a%2Fb=1&a/b=2')).toEqual({ path: 'querystring:/a~1b', message: 'must be given once' });
   });
 });
 
@@ -120,6 +127,19 @@ describe('query parameters that are not valid percent-encoding', () => {
     const body = JSON.parse(res.body);
     expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(body.errors).toEqual([{ path, message: expect.stringMatching(/percent-encoding/) }]);
+    expect(body.detail).toMatch(/^Fix the (query parameter|query string)/);
+    expect(seen.length).toBe(before);
+  });
+
+  it.each([
+    ['/list?limit=10&limit=100', 'querystring:/limit'],
+    ['/list?orderId=a&orderId=b', 'querystring:/orderId'],
+  ])('on a route that reads its query, %s is a 400 saying it must be given once, and the handler never runs', async (target, path) => {
+    const before = seen.length;
+    const res = await getRawPath(base, target, { 'x-token': 'ok' });
+    expect(res.status).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(body.errors).toEqual([{ path, message: 'must be given once' }]);
     expect(body.detail).toMatch(/^Fix the (query parameter|query string)/);
     expect(seen.length).toBe(before);
   });

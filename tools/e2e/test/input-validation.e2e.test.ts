@@ -113,6 +113,8 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
     ['a limit written 5.0', 'limit=5.0', 'querystring:/limit'],
     ['an empty limit', 'limit=', 'querystring:/limit'],
     ['a NUL in orderId', 'orderId=%00', 'querystring:/orderId'],
+    ['limit given twice', 'limit=10&limit=100', 'querystring:/limit'],
+    ['orderId given twice, once encoded', 'orderId=a&%6FrderId=b', 'querystring:/orderId'],
   ])('%s is a 400 naming the parameter', async (_name, query, path) => {
     expectValidationFailed(await view(query), path);
   });
