@@ -50,6 +50,24 @@ describe('GET /ui/viewTransaction validates its query', () => {
     expect(t.upstream.calls).toHaveLength(0);
   });
 
+  const ID = '7b0c0000-0000-4000-8000-000000000000';
+  it.each([
+    [`id=${ID}&type=withdraw`, ['type']],
+    [`limit=5&id=${ID}&status=failed`, ['limit', 'status']],
+    [`id=${ID}&cursor=abc`, ['cursor']],
+  ])('answers 400 naming each list parameter given beside id (%s), asking nothing of transactions-svc', async (query, fields) => {
+    t.upstream.calls.length = 0;
+    const res = await t.ui.inject({ method: 'GET', url: `/ui/viewTransaction?${query}`, headers: { 'x-merchant-id': MERCHANT_ID, accept: 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.json().errors).toEqual(fields.map((f) => ({ path: `querystring:/${f}`, message: 'must be absent with id (id asks for one transaction)' })));
+    // A browser gets the same refusal as a page.
+    const page = await t.ui.inject({ method: 'GET', url: `/ui/viewTransaction?${query}`, headers: { 'x-merchant-id': MERCHANT_ID, accept: 'text/html' } });
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('must be absent with id');
+    expect(t.upstream.calls).toHaveLength(0);
+  });
+
   it.each(['1', '100'])('accepts limit=%s', async (limit) => {
     const res = await t.ui.inject({
       method: 'GET',

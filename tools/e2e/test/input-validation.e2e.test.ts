@@ -114,6 +114,7 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
     ['an empty limit', 'limit=', 'querystring:/limit'],
     ['a NUL in orderId', 'orderId=%00', 'querystring:/orderId'],
     ['limit given twice', 'limit=10&limit=100', 'querystring:/limit'],
+    ['a list filter beside id', `id=${uuid}&type=withdraw`, 'querystring:/type'],
     ['orderId given twice, once encoded', 'orderId=a&%6FrderId=b', 'querystring:/orderId'],
   ])('%s is a 400 naming the parameter', async (_name, query, path) => {
     expectValidationFailed(await view(query), path);

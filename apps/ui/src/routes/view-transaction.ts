@@ -14,7 +14,7 @@ import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient, UpstreamResult } from '../transactions-client';
 import { htmlProblems } from './html-problems';
-import { ApiError, negotiate, requireMerchant, type InternalAuth } from '@dw/http-kit';
+import { ApiError, negotiate, pointerToken, requireMerchant, validationFailed, type InternalAuth } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
 const NO_STORE = 'no-store';
@@ -28,6 +28,16 @@ const CSV_IS_FOR_LISTS = () =>
   new ApiError(406, 'validation_failed', 'CSV is for lists; drop id or ask for application/json.', [
     { path: 'querystring:/id', message: 'must be absent with Accept: text/csv (CSV is for lists)' },
   ]);
+
+/**
+ * `id` asks for one transaction; the list's parameters beside it would be dropped in silence
+ * (`?id=…&type=withdraw` answered a deposit), so each one given is named, as an unknown one is.
+ */
+function listParametersBesideId(url: string): ApiError | undefined {
+  const names = [...new URLSearchParams(url.slice(url.indexOf('?') + 1)).keys()].filter((name) => name !== 'id');
+  if (names.length === 0) return undefined;
+  return validationFailed([...new Set(names)].map((name) => ({ path: `querystring:/${pointerToken(name)}`, message: 'must be absent with id (id asks for one transaction)' })));
+}
 
 /** transactions-svc's problem as it answered it; a 429's Retry-After (too many exports at once) goes with it. */
 function passProblem(reply: FastifyReply, status: number, problem: Problem, retryAfter?: string): FastifyReply {
@@ -57,6 +67,8 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       const { id, ...filters } = request.query;
 
       if (id !== undefined) {
+        const mixed = listParametersBesideId(request.raw.url ?? '');
+        if (mixed) throw mixed;
         if (as === 'csv') throw CSV_IS_FOR_LISTS();
         if (as === 'json') return sendJson(reply, await client.getBytes(scope, id));
         const result = await client.get(scope, id);
