@@ -8,7 +8,7 @@ export const AMOUNT_PATTERN = '^(?=[0-9.]*[1-9])[0-9]{1,18}(\\.[0-9]{1,8})?$';
 
 export const Amount = Type.String({
   pattern: AMOUNT_PATTERN,
-  description: 'Decimal string > 0, up to 18 integer and 8 fraction digits, e.g. "100.50". Never a JSON number.',
+  description: 'A decimal string > 0, up to 18 integer and 8 fraction digits, e.g. "100.50"; never a JSON number',
   examples: ['100.50'],
 });
 

@@ -90,6 +90,7 @@ describe('each keyword says what is accepted', () => {
     ['a single const', '/raw', { version: 3 }, '/version', 'must be 2'],
     ['a literal or null', '/raw', { state: 'off' }, '/state', 'must be one of: on, null'],
     ['a pattern with a description', '/deposit', { amount: '1', currency: 'usd', orderId: 'o' }, '/currency', 'must be 3–10 characters A–Z and 0–9'],
+    ['the amount rule, as a sentence', '/deposit', { amount: '1.', currency: 'USD', orderId: 'o' }, '/amount', 'must be a decimal string > 0, up to 18 integer and 8 fraction digits, e.g. "100.50"; never a JSON number'],
     ['a pattern without a description', '/raw', { code: 'A' }, '/code', 'must match the regular expression ^[a-z]+$'],
     ['format date-time', '/recover', { since: 'yesterday' }, '/since', 'must be an RFC 3339 date-time with a time zone, e.g. "2026-11-21T10:00:00Z" (a real date, years 0001–9999)'],
     ['required', '/recover', {}, '/since', 'is required'],
