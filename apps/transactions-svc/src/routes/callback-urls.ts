@@ -17,7 +17,8 @@ export function callbackUrlRoutes(app: FastifyInstance, db: pg.Pool, allowPrivat
       const { url } = request.body;
       if (url !== null) {
         const checked = await checkCallbackUrl(url, { allowPrivateHosts });
-        if (!checked.ok) throw validationFailed([{ path: '/url', message: checked.reason }], checked.reason);
+        // url-guard's reasons name the url ("url must use http or https"); the error names it by its path.
+        if (!checked.ok) throw validationFailed([{ path: '/url', message: checked.reason.replace(/^url /, '') }]);
       }
       return (await setCallbackUrl(db, request.merchantId, type, url)) ?? Promise.reject(notFound('Merchant not found.'));
     });

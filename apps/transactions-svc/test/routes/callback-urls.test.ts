@@ -79,6 +79,15 @@ describe('PUT /api/updateCallbackUrlDeposit and …Withdraw', () => {
     expect((await get(svc, svc.merchantA)).json().depositCallbackUrl).toBe('https://93.184.216.34/keep');
   });
 
+  it.each([
+    ['ftp://93.184.216.34/x', 'must use http or https'],
+    ['http://10.1.2.3/x', 'host is not a public address'],
+    ['https://user:pw@93.184.216.34/x', 'must not contain a user name or password'],
+  ])('says what to fix in %s as every field error does', async (url, message) => {
+    const res = await put(svc, svc.merchantA, 'Deposit', { url });
+    expect(res.json()).toMatchObject({ detail: `Fix the body field url: ${message}.`, errors: [{ path: '/url', message }] });
+  });
+
   it('accepts private hosts when CALLBACK_ALLOW_PRIVATE_HOSTS is true', async () => {
     for (const url of ['http://127.0.0.1:9999/cb', 'http://localhost/cb', 'http://10.0.0.1/cb']) {
       const res = await put(open, open.merchantA, 'Withdraw', { url });
