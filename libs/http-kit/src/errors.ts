@@ -18,6 +18,10 @@ export const BODY = '';
 /** One key as a JSON Pointer reference token (RFC 6901 §3): `~` as `~0`, `/` as `~1`, so `{"a/b":1}` is `/a~1b`, not `/a/b`. */
 export const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The keys a JSON Pointer names, its tokens unescaped (`pointerToken`'s inverse): `/metadata/a~1b` is `['metadata', 'a/b']`, `''` is `[]`. */
+export const pointerKeys = (pointer: string): string[] =>
+  pointer === '' ? [] : pointer.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+
 export class ApiError extends Error {
   constructor(
     public readonly statusCode: number,

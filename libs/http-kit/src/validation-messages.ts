@@ -7,7 +7,7 @@
  * of every service validates through this one place (validatorCompiler, problem-handler).
  */
 import type { ErrorObject } from 'ajv';
-import { pointerToken, type FieldError } from './errors';
+import { pointerKeys, pointerToken, type FieldError } from './errors';
 
 interface Schema {
   type?: unknown;
@@ -177,7 +177,9 @@ export function validationDetail(errors: FieldError[]): string {
     const where = m ? m[1]! : '';
     const pointer = m ? m[2]! : e.path;
     // The pointer as a merchant reads it: its keys unescaped (`metadata/a/b`), an empty key as "".
-    const name = pointer === '' ? '' : pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~') || '""';
+    const name = pointerKeys(pointer)
+      .map((key) => key || '""')
+      .join('/');
     return { where, name, message: e.message.replace(/\.$/, '') };
   });
   const part = (where: string) => PARTS[where] ?? [where, where, `the ${where}`];

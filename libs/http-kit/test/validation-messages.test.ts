@@ -155,6 +155,9 @@ describe('the detail', () => {
     );
     expect((await problem('POST', '/recover', { since, '': 1 })).errors).toEqual([{ path: '/', message: 'is not an allowed field (allowed: since, until, type)' }]);
     expect((await problem('POST', '/recover', { since, '': 1 })).detail).toBe('Fix the body field "": is not an allowed field (allowed: since, until, type).');
+    const emptyMetadataKey = await problem('POST', '/deposit', { amount: '1', currency: 'USD', orderId: 'o', metadata: { '': 'v' } });
+    expect(emptyMetadataKey.errors).toEqual([{ path: '/metadata/', message: 'is not an allowed key: a key must be 1–40 characters long' }]);
+    expect(emptyMetadataKey.detail).toBe('Fix the body field metadata/"": is not an allowed key: a key must be 1–40 characters long.');
   });
 
   it('is the default of validationFailed, so handlers that throw one say the same', () => {
