@@ -113,33 +113,23 @@ describe('query parameters that are not valid percent-encoding', () => {
   });
   afterAll(() => app.close());
 
+  const percentEncoding = expect.stringMatching(/percent-encoding/);
   it.each([
-    ['/list?orderId=%E0%A4%A', 'querystring:/orderId'],
-    ['/list?orderId=%ED%A0%80', 'querystring:/orderId'],
-    ['/list?limit=5&orderId=50%off', 'querystring:/orderId'],
-    ['/list?a%2Fb=%', 'querystring:/a~1b'],
-    ['/list?%ZZ=1', 'querystring'],
-  ])('on a route that reads its query, %s is a 400 naming the parameter, and the handler never runs', async (target, path) => {
+    ['/list?orderId=%E0%A4%A', 'querystring:/orderId', percentEncoding],
+    ['/list?orderId=%ED%A0%80', 'querystring:/orderId', percentEncoding],
+    ['/list?limit=5&orderId=50%off', 'querystring:/orderId', percentEncoding],
+    ['/list?a%2Fb=%', 'querystring:/a~1b', percentEncoding],
+    ['/list?%ZZ=1', 'querystring', percentEncoding],
+    ['/list?limit=10&limit=100', 'querystring:/limit', 'must be given once'],
+    ['/list?orderId=a&orderId=b', 'querystring:/orderId', 'must be given once'],
+  ])('on a route that reads its query, %s is a 400 naming the parameter, and the handler never runs', async (target, path, message) => {
     const before = seen.length;
     const res = await getRawPath(base, target, { 'x-token': 'ok' });
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     const body = JSON.parse(res.body);
     expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
-    expect(body.errors).toEqual([{ path, message: expect.stringMatching(/percent-encoding/) }]);
-    expect(body.detail).toMatch(/^Fix the (query parameter|query string)/);
-    expect(seen.length).toBe(before);
-  });
-
-  it.each([
-    ['/list?limit=10&limit=100', 'querystring:/limit'],
-    ['/list?orderId=a&orderId=b', 'querystring:/orderId'],
-  ])('on a route that reads its query, %s is a 400 saying it must be given once, and the handler never runs', async (target, path) => {
-    const before = seen.length;
-    const res = await getRawPath(base, target, { 'x-token': 'ok' });
-    expect(res.status).toBe(400);
-    const body = JSON.parse(res.body);
-    expect(body.errors).toEqual([{ path, message: 'must be given once' }]);
+    expect(body.errors).toEqual([{ path, message }]);
     expect(body.detail).toMatch(/^Fix the (query parameter|query string)/);
     expect(seen.length).toBe(before);
   });
