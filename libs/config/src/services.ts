@@ -63,7 +63,7 @@ const internalAuthSecrets = secretList('INTERNAL_AUTH_SECRETS', {
   hint: 'e.g. `openssl rand -base64 32`; the same value in api-gateway, transactions-svc and ui',
   docDefault: '**required**; `npm start` generates one',
   description:
-    'comma-separated secrets (≥ 32 characters) with which the gateway proves its requests; the first signs, all verify (rotate as `new,old`, then `new`). See [the trust model](docs/decisions.md#the-trust-model)',
+    'comma-separated secrets (≥ 32 characters) with which the gateway proves its requests; the first signs, all verify (rotate in three rollouts: `old,new`, `new,old`, then `new`). See [the trust model](docs/decisions.md#the-trust-model)',
 });
 
 const upstreamTimeoutMs = int('UPSTREAM_TIMEOUT_MS', { default: 10_000, min: 100, description: 'bound on one upstream request' });

@@ -21,8 +21,10 @@
  * replay memory is per process: with several replicas of a receiver, a captured request can still
  * be played once more to each other replica within the window (docs/decisions.md, the trust model).
  *
- * Rotation without downtime: deploy "new,old" everywhere (the first secret signs, every one
- * verifies), then "new" alone once every process runs with it.
+ * Rotation without downtime (the first secret signs, every one verifies), three rollouts, each
+ * finished everywhere before the next: "old,new" (every receiver learns the new one), "new,old" (it
+ * signs), "new". Going straight to "new,old" would have new gateways sign with a secret that the
+ * receivers not yet rolled refuse.
  */
 import { createHmac, createSecretKey, hash, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';

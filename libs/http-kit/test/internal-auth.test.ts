@@ -46,6 +46,19 @@ describe('the gateway proof (x-internal-auth)', () => {
     expect(new InternalAuth([B]).verify(rotating.sign(req), req)).toBe(true);
   });
 
+  // A rollout runs the previous step's pods beside the next step's (gateway, transactions-svc and
+  // ui each roll at their own pace), so each step must accept what the one before it signs and be
+  // accepted by it. The documented rotation (docs/operations.md, "Secret rotation").
+  it('rotates in three rollouts, old,new then new,old then new, with no request refused during any of them', () => {
+    const steps = [[A], [A, B], [B, A], [B]];
+    for (let i = 1; i < steps.length; i++) {
+      const [before, after] = [new InternalAuth(steps[i - 1]!), new InternalAuth(steps[i]!)];
+      for (const [signer, receiver] of [[before, after], [after, before], [after, after]] as const) {
+        expect(receiver.verify(signer.sign(req), req)).toBe(true);
+      }
+    }
+  });
+
   it.each([undefined, '', 't=1', 'v1=00', `t=1,v1=${'0'.repeat(63)}`, ['t=1,v1=x'], `t=1,n=${'A'.repeat(22)},b=${'0'.repeat(64)},v2=${'0'.repeat(63)}`])('refuses a malformed header %p', (header) => {
     expect(new InternalAuth([A]).verify(header, req)).toBe(false);
   });
