@@ -71,17 +71,29 @@ export async function verifyLedger(db: pg.Pool): Promise<VerifyReport> {
   return { ok, ...counts!, differences };
 }
 
+export interface BalanceCheck {
+  /** How many balances differ from their newest entry. */
+  differing: number;
+  /** Up to 20 of them, named, with both sides: what the operator starts from. */
+  examples: { merchantId: string; currency: string; stored: object; newestEntry: object | null }[];
+}
+
 /**
  * The service's own periodic check (the ledger_balance_check_* metrics): each balance against its
- * newest entry, one index look-up per balance, so its cost follows the number of balances, not
- * the ledger's length. The full recount is ledger:verify's.
+ * newest entry's balance-after (the running sum of its entries, which ledger:verify recounts), one
+ * index look-up per balance, so its cost follows the number of balances, not the ledger's length.
  */
-export async function balancesDifferingFromLastEntry(db: pg.Pool): Promise<number> {
-  const [row] = await query<{ n: number }>(db, sql`
-    SELECT count(*)::int AS n
+export async function balancesDifferingFromLastEntry(db: pg.Pool): Promise<BalanceCheck> {
+  const rows = await query<BalanceCheck['examples'][number] & { differing: number }>(db, sql`
+    SELECT count(*) OVER ()::int AS differing, b.merchant_id AS "merchantId", b.currency,
+           json_build_object('available', b.available::text, 'held', b.held::text, 'incoming', b.incoming::text, 'entries', b.entry_count::text) AS stored,
+           CASE WHEN e.merchant_id IS NOT NULL
+                THEN json_build_object('available', e.available::text, 'held', e.held::text, 'incoming', e.incoming::text, 'seq', e.balance_seq::text) END AS "newestEntry"
       FROM balances b
       LEFT JOIN ledger_entries e ON e.merchant_id = b.merchant_id AND e.currency = b.currency AND e.balance_seq = b.entry_count
      WHERE b.entry_count > 0
-       AND (e.merchant_id IS NULL OR e.available <> b.available OR e.held <> b.held OR e.incoming <> b.incoming)`);
-  return row?.n ?? 0;
+       AND (e.merchant_id IS NULL OR e.available <> b.available OR e.held <> b.held OR e.incoming <> b.incoming)
+     ORDER BY b.merchant_id, b.currency
+     LIMIT ${EXAMPLES}`);
+  return { differing: rows[0]?.differing ?? 0, examples: rows.map(({ differing: _, ...example }) => example) };
 }

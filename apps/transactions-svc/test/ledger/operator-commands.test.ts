@@ -2,6 +2,7 @@
  * The operator's money commands, run as an operator runs them (their own processes): merchant
  * create --credit-limit, set-credit-limit, adjust-balance, and ledger verify.
  */
+import { startBalanceCheckJob } from '../../src/ledger/balance-check-job';
 import { removeCliBuild, runCli } from '../cli/run-cli';
 import { startTestService, type TestService } from '../support/service';
 import { ledgerClient } from './support';
@@ -162,6 +163,41 @@ describe('ledger verify', () => {
     const report = oneJsonLine((await verify()).stdout);
     expect(report.differences.transactions).toEqual([{ transactionId: d.json().id, kind: 'deposit.completed', problem: 'missing' }]);
     await svc.pool.query("UPDATE transactions SET status = 'pending' WHERE id = $1", [d.json().id]);
+  });
+});
+
+describe("the service's periodic balance check", () => {
+  it('counts the balances that differ from their newest entry and logs each by merchant and currency, with both sides', async () => {
+    const m = await ledger.merchant();
+    await ledger.fund(m, '12.50', 'EUR');
+    const warnings: { obj: object; msg: string }[] = [];
+    const job = startBalanceCheckJob(svc.pool, { warn: (obj, msg) => warnings.push({ obj, msg }) }, 3_600_000);
+    try {
+      expect(await job.check()).toBe(0);
+      expect(warnings).toEqual([]);
+
+      await svc.pool.query("UPDATE balances SET held = held + 0.01 WHERE merchant_id = $1 AND currency = 'EUR'", [m]);
+      expect(await job.check()).toBe(1);
+      expect(warnings).toEqual([
+        {
+          msg: expect.stringMatching(/ledger:verify/),
+          obj: {
+            differing: 1,
+            examples: [
+              {
+                merchantId: m,
+                currency: 'EUR',
+                stored: { available: '12.50', held: '0.01', incoming: '0.00', entries: '2' },
+                newestEntry: { available: '12.50', held: '0', incoming: '0.00', seq: '2' },
+              },
+            ],
+          },
+        },
+      ]);
+    } finally {
+      await svc.pool.query("UPDATE balances SET held = held - 0.01 WHERE merchant_id = $1 AND currency = 'EUR'", [m]);
+      await job.stop();
+    }
   });
 });
 
