@@ -36,7 +36,7 @@ adjust-balance  an operator's correction: one ledger entry moving --amount (sign
               available, - takes from it; --amount -10 and --amount=-10 alike) between available
               and the platform's adjustments account, with --reason, --reference (the same reference again answers the same
               entry, "replayed":true; with other values it is refused) and --actor (default: this
-              OS user@host). Refused when it would take available below -creditLimit. Prints
+              OS user@host). A debit is refused when it would take available below -creditLimit; a credit never is. Prints
               {"merchantId","entry":{…the statement's entry…},"replayed":false}.
 Amounts are decimal strings (at most 18 integer and 8 fraction digits), never rounded.
 The token and secret are shown only here: store them now.

@@ -60,15 +60,17 @@ export interface Adjustment {
 
 /**
  * Writes the adjustment's entry, or, when its reference was used before, answers that entry again
- * (replayed) if it is the same adjustment, and refuses it otherwise. Refused when it would take
- * available below -creditLimit.
+ * (replayed) if it is the same adjustment, and refuses it otherwise. A debit is refused when it
+ * would take available below -creditLimit; a credit never is, so a balance that is already below
+ * (history from before the ledger, a lowered limit) can be brought back in steps.
  */
 export async function adjustBalance(pool: pg.Pool, a: Adjustment): Promise<{ entry: BalanceEntry; replayed: boolean }> {
   return retryDeadlock(() => inTransaction(pool, async (db) => {
     await requireMerchant(db, a.merchantId);
     await ensureBalanceRow(db, a.merchantId, a.currency);
     const [balance] = await query<{ fits: boolean; spendable: string }>(db, sql`
-      SELECT available + ${a.amount}::numeric >= -credit_limit AS fits, (available + credit_limit)::text AS spendable
+      SELECT ${a.amount}::numeric > 0 OR available + ${a.amount}::numeric >= -credit_limit AS fits,
+             greatest(available + credit_limit, 0)::text AS spendable
         FROM balances WHERE merchant_id = ${a.merchantId}::uuid AND currency = ${a.currency} FOR UPDATE`);
     const [earlier] = await query<{ entry: BalanceEntry; same: boolean }>(db, sql`
       SELECT ${entryJson} AS entry,

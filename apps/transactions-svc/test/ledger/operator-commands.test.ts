@@ -120,6 +120,19 @@ describe('merchant adjust-balance', () => {
     expect(await ledger.balance(m)).toMatchObject({ available: '-5' });
   });
 
+  it('takes a credit however far below -creditLimit the balance is, so it can be brought back in steps', async () => {
+    const m = await ledger.merchant('5');
+    expect((await adjust(m, '-5', 'down')).code).toBe(0);
+    expect((await merchantCli('set-credit-limit', '--merchant', m, '--limit', '2', '--currency', 'USD')).code).toBe(0);
+    const partly = await adjust(m, '1', 'back-1');
+    expect(partly.code).toBe(0);
+    expect(await ledger.balance(m)).toMatchObject({ available: '-4', creditLimit: '2' });
+    const debit = await adjust(m, '-0.01', 'out-again');
+    expect(debit.code).toBe(1);
+    expect(debit.stderr).toContain('refused: -0.01 USD would take available below the credit limit (at most 0 can be taken)');
+    expect(await ledger.balance(m)).toMatchObject({ available: '-4' });
+  });
+
   it.each([
     [['--amount', '0'], '--amount'],
     [['--amount', '1', '--reason', ''], '--reason'],
