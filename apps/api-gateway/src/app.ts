@@ -14,6 +14,7 @@ import { DEFAULT_VIEW_BYTES_PER_SECOND, MerchantPace } from './merchant-pace';
 import { DEFAULT_MERCHANT_CONCURRENCY, DEFAULT_PAGE_CONCURRENCY, MerchantConcurrency, type MerchantConcurrencyOptions } from './merchant-concurrency';
 import { registerOpenApi } from './openapi';
 import { refuseUndeclaredQuery } from './routes/declared-query';
+import { neverStored } from './routes/never-stored';
 import { publicApiRoutes } from './routes/public-api';
 import { UPSTREAM_CONNECTIONS, upstreamAlive, type Upstream } from './upstreams';
 
@@ -103,6 +104,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   await app.register(async (merchantApi) => {
     await forwardTo(merchantApi, deps.transactions, toTransactions);
+    neverStored(merchantApi);
     authenticate(merchantApi, auth);
     refuseUndeclaredQuery(merchantApi);
     publicApiRoutes(merchantApi);
@@ -110,6 +112,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   await app.register(async (viewer) => {
     await forwardTo(viewer, deps.ui, (request) => (isListPage(request) ? toUiListPages : toUi));
+    neverStored(viewer);
     authenticate(viewer, auth);
     refuseUndeclaredQuery(viewer);
     viewer.get(

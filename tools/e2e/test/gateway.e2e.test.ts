@@ -190,6 +190,23 @@ describe('request ids and errors', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('marks every merchant answer, refusals included, Cache-Control: no-store', async () => {
+    const as = api(stack, m1.apiToken);
+    const answers = [
+      await as('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: orderId() }),
+      await as('GET', '/api/getBalance'),
+      await as('GET', '/api/getBalanceHistory?limit=1'),
+      await as('GET', '/api/getCallbackUrls'),
+      await as('PUT', '/api/updateCallbackUrlWithdraw', { url: null }),
+      await as('GET', '/ui/viewTransaction?limit=1'),
+      await as('GET', '/api/getBalance?currency=USD'), // 400 from the gateway's own validation
+      await api(stack, 'dwk_unknown')('GET', '/api/getBalance'), // 401
+    ];
+    expect(answers.map((res) => [res.status, res.headers.get('cache-control')])).toEqual(
+      [201, 200, 200, 200, 200, 200, 400, 401].map((status) => [status, 'no-store']),
+    );
+  });
+
   it('answers 404 problem+json for an unknown route', async () => {
     const res = await api(stack, m1.apiToken)('GET', '/api/nothing-here');
     expect(res.status).toBe(404);
