@@ -10,7 +10,7 @@ import { query, sql, type Sql } from '@dw/db';
 import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
-import { isCurrencyCap } from './currency-cap';
+import { isCurrencyCap, MAX_CURRENCIES_PER_MERCHANT } from './currency-cap';
 import { ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
@@ -169,6 +169,9 @@ async function createOrRefuse(db: pg.Pool, t: NewTransaction): Promise<CreateOut
     if (t.type !== 'withdraw') throw new Error('orderId conflict reported but no row found');
 
     const funds = await fundsFor(db, t);
+    // One more currency is refused as such (400 naming it), as a deposit in it is, not as a lack
+    // of funds that could never arrive: no deposit in it would be taken.
+    if (funds.at_cap) return { kind: 'currency_limit' };
     if (!funds.fits) {
       withdrawsRefused.inc({ reason: 'insufficient_funds' });
       return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
@@ -197,9 +200,16 @@ async function storedWithOrderId(db: pg.Pool, t: NewTransaction): Promise<{ tx: 
 }
 
 /** What the withdraw's balance may spend now (without a row: the merchant's default credit limit). */
-async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean }> {
-  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean }>(db, sql`
-    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row
+/**
+ * What a withdraw left out of its batch may take, whether its currency has a balance row yet, and,
+ * when it has none, whether the merchant already holds the most currencies it may (read through the
+ * primary key, at most MAX_CURRENCIES_PER_MERCHANT rows, on this refusal path only).
+ */
+async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean; at_cap: boolean }> {
+  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean; at_cap: boolean }>(db, sql`
+    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row,
+           NOT s.has_row AND (SELECT count(*) FROM (SELECT 1 FROM balances WHERE merchant_id = ${t.merchantId}::uuid
+                                                      LIMIT ${MAX_CURRENCIES_PER_MERCHANT}) held) >= ${MAX_CURRENCIES_PER_MERCHANT} AS at_cap
     FROM (SELECT coalesce(b.available + b.credit_limit, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
             FROM merchants m LEFT JOIN balances b ON b.merchant_id = m.id AND b.currency = ${t.currency}
            WHERE m.id = ${t.merchantId}::uuid) s`);

@@ -49,8 +49,8 @@ describe(`a merchant's currencies, at most ${MAX_CURRENCIES_PER_MERCHANT}`, () =
     expect((await ledger.create(m, 'deposit', '2.00', 'K00001')).statusCode).toBe(201);
   });
 
-  it('refuses a withdraw in one more currency the same way, credit limit or not', async () => {
-    const m = await ledger.merchant('100');
+  it.each(['100', '0'])('refuses a withdraw in one more currency the same way, with a credit limit of %s', async (creditLimit) => {
+    const m = await ledger.merchant(creditLimit);
     await holdCurrencies(m, MAX_CURRENCIES_PER_MERCHANT);
     const before = await rowCounts(svc.db);
     const refused = await ledger.create(m, 'withdraw', '1.00', 'ONEMORE');
@@ -58,7 +58,7 @@ describe(`a merchant's currencies, at most ${MAX_CURRENCIES_PER_MERCHANT}`, () =
     expect(refused.json().errors).toEqual([{ path: '/currency', message: expect.any(String) }]);
     expect(await rowCounts(svc.db)).toEqual(before);
     // Within a currency it holds, the credit limit applies as ever.
-    expect((await ledger.create(m, 'withdraw', '1.00', 'K00002')).statusCode).toBe(201);
+    expect((await ledger.create(m, 'withdraw', '1.00', 'K00002')).statusCode).toBe(creditLimit === '0' ? 422 : 201);
   });
 
   it('admits exactly the currencies left when many first uses come at once, and refuses none of another merchant’s creates beside them', async () => {
