@@ -56,7 +56,10 @@ export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool, maxSe
         );
       }
       if (Date.parse(since) >= Date.parse(until)) {
-        throw validationFailed([{ path: '/until', message: 'must be later than since' }], 'The window [since, until) is empty.');
+        // Named as sent: without until, the window ends now, so it is since that is wrong.
+        throw validationFailed([
+          request.body.until === undefined ? { path: '/since', message: 'must be in the past (until, not given, is now)' } : { path: '/until', message: 'must be later than since' },
+        ]);
       }
       // An event past its series cap is left as it is (not counted in `recovered`).
       const outcome = await recoverDeliveries(db, request.merchantId, { since, until, type }, currentTraceparent() ?? null, maxSeries);

@@ -256,6 +256,18 @@ describe('POST /api/recoverCallbacks', () => {
     expect(res.json().errors.length).toBeGreaterThan(0);
   });
 
+  it('names the field the merchant sent when the window [since, until) is empty', async () => {
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await recover({ since: future })).json()).toMatchObject({
+      detail: 'Fix the body field since: must be in the past (until, not given, is now).',
+      errors: [{ path: '/since', message: 'must be in the past (until, not given, is now)' }],
+    });
+    expect((await recover({ since: since(60), until: since(120) })).json()).toMatchObject({
+      detail: 'Fix the body field until: must be later than since.',
+      errors: [{ path: '/until', message: 'must be later than since' }],
+    });
+  });
+
   it(`answers 400 naming the limit when the window holds more than ${RECOVERY_MAX_EVENTS} events, and recovers none`, async () => {
     const merchant = svc.merchantB;
     const eventId = await create(merchant);
