@@ -20,8 +20,10 @@ const change = (alias: string, account: string) => raw(`ledger_change(${alias}.d
  * upsert may touch a row only once), then `entered`, the entries, each with its place in its
  * balance's chain and the balance right after it. Balances are upserted in key order, the order in
  * which the create statement locks them too, so two statements never wait on each other in a
- * circle. An entry is never dated before the newest one of its balance (last_entry_at), so the
- * statement's order by time is the chain's order.
+ * circle. An entry is dated as the status change that writes it (now(): the transaction's time, as
+ * its createdAt or updatedAt), except that it is never dated before the newest one of its balance
+ * (last_entry_at), so the statement's order by time is the chain's order; only a transaction that
+ * took the balance's lock after a later-started one takes that one's time instead.
  */
 export function ledgerCtes(reason: string | null): Sql {
   return sql`
@@ -42,13 +44,13 @@ export function ledgerCtes(reason: string | null): Sql {
     ),
     balanced AS (
       INSERT INTO balances AS b (merchant_id, currency, available, held, incoming, credit_limit, entry_count, last_entry_at)
-      SELECT t.merchant_id, t.currency, t.d_available, t.d_held, t.d_incoming, m.credit_limit, t.entries, clock_timestamp()
+      SELECT t.merchant_id, t.currency, t.d_available, t.d_held, t.d_incoming, m.credit_limit, t.entries, now()
       FROM totals t JOIN merchants m ON m.id = t.merchant_id
       ORDER BY t.merchant_id, t.currency
       ON CONFLICT (merchant_id, currency) DO UPDATE
         SET available = b.available + excluded.available, held = b.held + excluded.held,
             incoming = b.incoming + excluded.incoming, entry_count = b.entry_count + excluded.entry_count,
-            last_entry_at = greatest(b.last_entry_at, clock_timestamp())
+            last_entry_at = greatest(b.last_entry_at, now())
       RETURNING b.merchant_id, b.currency, b.available, b.held, b.incoming, b.entry_count, b.last_entry_at
     ),
     entered AS (

@@ -177,6 +177,19 @@ describe('GET /api/getBalanceHistory', () => {
     expect(items[3]).toMatchObject({ change: { available: '0', held: '0', incoming: '100.50' }, available: '0', incoming: '100.50', transactionId: d.json().id });
   });
 
+  it('dates each entry as the status change that wrote it: the transaction\'s createdAt, then its updatedAt', async () => {
+    const m = await ledger.merchant();
+    const d = await ledger.create(m, 'deposit', '7.25');
+    const completed = await ledger.setStatus(d.json().id, 'completed');
+    const w = await ledger.create(m, 'withdraw', '2');
+    const items = (await ledger.history(m)).json().items as { kind: string; createdAt: string }[];
+    expect(items.map((e) => [e.kind, e.createdAt])).toEqual([
+      ['withdraw.hold', w.json().createdAt],
+      ['deposit.completed', completed.json().updatedAt],
+      ['deposit.pending', d.json().createdAt],
+    ]);
+  });
+
   it('pages with the cursor without skipping or repeating an entry, and filters by currency and time', async () => {
     const m = await ledger.merchant();
     for (const c of ['USD', 'EUR', 'USD', 'EUR', 'USD']) await ledger.fund(m, '1', c);
