@@ -173,15 +173,43 @@ spec:
       port: {{ $c.service.port }}
       targetPort: http
       protocol: TCP
-    {{- if .root.Values.monitoring.serviceMonitors.enabled }}
-    # What the ServiceMonitor scrapes (templates/monitoring.yaml).
+  selector:
+    {{- include "dw.componentSelectorLabels" . | nindent 4 }}
+{{- end }}
+
+{{/*
+The Service the component's ServiceMonitor scrapes (templates/monitoring.yaml), with the serviceMonitors:
+always ClusterIP and only the metrics port, so that the main Service (a LoadBalancer, for the
+gateway) never publishes /metrics. Its dw.metricsJobLabel label names the Prometheus job
+(<fullname>-<component>, as the alerts and dashboards expect).
+*/}}
+{{- define "dw.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "dw.componentFullname" . | trunc 55 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "dw.metricsJobLabel" -}}
+deposit-withdraw/metrics-job
+{{- end }}
+
+{{- define "dw.metricsService" -}}
+{{- if .root.Values.monitoring.serviceMonitors.enabled }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "dw.metricsServiceName" . }}
+  labels:
+    {{- include "dw.componentLabels" . | nindent 4 }}
+    {{ include "dw.metricsJobLabel" . }}: {{ include "dw.componentFullname" . }}
+spec:
+  type: ClusterIP
+  ports:
     - name: metrics
       port: {{ .root.Values.metrics.port }}
       targetPort: metrics
       protocol: TCP
-    {{- end }}
   selector:
     {{- include "dw.componentSelectorLabels" . | nindent 4 }}
+{{- end }}
 {{- end }}
 
 {{- define "dw.hpa" -}}

@@ -172,6 +172,32 @@ describe('the chart, rendered by helm', () => {
     expect(configMap(example)['METRICS_PORT']).toBe(String(valueAt(values, 'metrics.port')));
   });
 
+  it('publishes the metrics port only on a ClusterIP metrics Service per component, the one its ServiceMonitor selects, even behind a LoadBalancer', () => {
+    const manifests = renderChart({ apiGateway: { service: { type: 'LoadBalancer' } } }, [CI_VALUES]);
+    type Service = Manifest & { metadata: { labels: Record<string, string> } };
+    const services = manifests.filter((m): m is Service => m.kind === 'Service');
+    const portsOf = (s: Manifest) => s.spec.ports.map((p: { name: string; port: number; targetPort: string }) => `${p.name}:${p.port}->${p.targetPort}`);
+    expect(manifest(manifests, 'Service', 'rel-deposit-withdraw-api-gateway').spec.type).toBe('LoadBalancer');
+    for (const service of SERVICES) {
+      const main = manifest(manifests, 'Service', `rel-deposit-withdraw-${service}`);
+      expect(portsOf(main)).toEqual([expect.stringMatching(/^http:/)]);
+      const metrics = manifest(manifests, 'Service', `rel-deposit-withdraw-${service}-metrics`);
+      expect(metrics.spec.type).toBe('ClusterIP');
+      expect(portsOf(metrics)).toEqual([`metrics:${valueAt(values, 'metrics.port')}->metrics`]);
+      expect(metrics.spec.selector).toEqual(main.spec.selector);
+      const monitor = manifest(manifests, 'ServiceMonitor', `rel-deposit-withdraw-${service}`);
+      const selector = monitor.spec.selector.matchLabels as Record<string, string>;
+      const selected = services.filter((s) => Object.entries(selector).every(([k, v]) => s.metadata.labels?.[k] === v)).map((s) => s.metadata.name);
+      expect(selected).toEqual([`rel-deposit-withdraw-${service}-metrics`]);
+      expect(monitor.spec.endpoints.map((e: { port: string }) => e.port)).toEqual(['metrics']);
+      // The job label the alerts and dashboards read: <fullname>-<component>.
+      expect((metrics as Service).metadata.labels[monitor.spec.jobLabel]).toBe(`rel-deposit-withdraw-${service}`);
+    }
+    const noMonitoring = renderChart({ apiGateway: { service: { type: 'LoadBalancer' } }, monitoring: { serviceMonitors: { enabled: false } } }, [CI_VALUES]);
+    expect(noMonitoring.filter((m) => m.kind === 'Service' && m.metadata.name.endsWith('-metrics'))).toEqual([]);
+    for (const service of SERVICES) expect(portsOf(manifest(noMonitoring, 'Service', `rel-deposit-withdraw-${service}`))).toEqual([expect.stringMatching(/^http:/)]);
+  });
+
   it("routes only the public API, the viewer and the API documents through the Ingress, not the gateway's health and metrics", () => {
     const ingress = manifest(example, 'Ingress', 'rel-deposit-withdraw-api-gateway');
     const paths = ingress.spec.rules.flatMap((rule: { http: { paths: { path: string; pathType: string; backend: { service: { name: string } } }[] } }) => rule.http.paths);
