@@ -135,10 +135,24 @@ still finishing its work within its own timeout.
 {{- end }}
 
 {{/*
-A Kubernetes memory quantity ("384Mi", "1Gi", "500M", "268435456") in bytes, for the alert rules.
+A Kubernetes memory quantity in whole bytes, for the alert rules: a decimal number ("1.5", ".5",
+"268435456", or a YAML number) with an optional binary (Ki, Mi, Gi, Ti, Pi, Ei) or decimal (k, M,
+G, T, P, E) suffix, e.g. "384Mi" or "1.5Gi". Anything else (an exponent, millibytes, a typo such as
+"lots"), and zero, fails the render rather than dividing by a wrong figure. Takes
+(dict "value" <quantity> "name" <values path, for the message>).
 */}}
 {{- define "dw.memoryBytes" -}}
-{{- $q := toString . -}}
-{{- $n := regexFind "^[0-9]+" $q | int64 -}}
-{{- if hasSuffix "Gi" $q }}{{ mul $n 1073741824 }}{{ else if hasSuffix "Mi" $q }}{{ mul $n 1048576 }}{{ else if hasSuffix "Ki" $q }}{{ mul $n 1024 }}{{ else if hasSuffix "G" $q }}{{ mul $n 1000000000 }}{{ else if hasSuffix "M" $q }}{{ mul $n 1000000 }}{{ else if hasSuffix "k" $q }}{{ mul $n 1000 }}{{ else }}{{ $n }}{{ end }}
+{{- $q := .value | toString | trim -}}
+{{- if kindIs "float64" .value }}{{ $q = printf "%f" .value }}{{ end -}}
+{{- if not (regexMatch "^([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$" $q) -}}
+{{- fail (printf "%s: %q is not a memory quantity the chart can read; write a number of bytes, or one with a suffix Ki, Mi, Gi, Ti or k, M, G, T, e.g. 384Mi or 1.5Gi" .name $q) -}}
+{{- end -}}
+{{- $number := regexFind "^[0-9.]+" $q -}}
+{{- $suffix := trimPrefix $number $q -}}
+{{- $factors := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "P" 1e15 "E" 1e18 -}}
+{{- $bytes := mulf (float64 $number) (get $factors $suffix) | ceil -}}
+{{- if le $bytes 0.0 -}}
+{{- fail (printf "%s: %q is no memory at all; give a limit above 0 or none" .name $q) -}}
+{{- end -}}
+{{- printf "%.0f" $bytes -}}
 {{- end -}}

@@ -68,3 +68,51 @@ describe('the PrometheusRule', () => {
     expect(broken.map((a) => `${a.alert}: ${a.annotations?.['runbook_url']}`)).toEqual([]);
   });
 });
+
+describe("DWMemoryNearLimit, against each component's resources.limits.memory", () => {
+  const COMPONENTS = ['apiGateway', 'transactionsSvc', 'callbackSvc', 'ui'] as const;
+  const rulesWith = (values: object) => manifest(renderChart(values, [CI_VALUES]), 'PrometheusRule', 'rel-deposit-withdraw').spec.groups as typeof groups;
+  const memoryExpr = (g: typeof groups) => g.flatMap((x) => x.rules).find((r) => r.alert === 'DWMemoryNearLimit') as (Rule & { expr: string }) | undefined;
+  const checkRules = (g: typeof groups) => {
+    writeFileSync(path.join(dir, 'variant.yaml'), YAML.stringify({ groups: g }));
+    return promtool(['check', 'rules', 'variant.yaml']);
+  };
+  const limits = (memory: unknown) => Object.fromEntries(COMPONENTS.map((key) => [key, { resources: { limits: { memory } } }]));
+
+  it.each([
+    ['1.5Gi', 1610612736],
+    ['.5Gi', 536870912],
+    ['384Mi', 402653184],
+    ['2.5Ki', 2560],
+    ['1Ti', 1099511627776],
+    ['512M', 512000000],
+    ['1.5G', 1500000000],
+    ['20k', 20000],
+    ['268435456', 268435456],
+    [268435456, 268435456],
+  ] as const)('divides by the bytes of %p (%p)', (quantity, bytes) => {
+    const g = rulesWith({ apiGateway: { resources: { limits: { memory: quantity } } } });
+    expect(memoryExpr(g)!.expr).toContain(`process_resident_memory_bytes{job="rel-deposit-withdraw-api-gateway"} / ${bytes} > 0.9`);
+    expect(checkRules(g).status).toBe(0);
+  });
+
+  it('refuses a memory limit it cannot read, naming the value, instead of dividing by a wrong figure or 0', () => {
+    for (const bad of ['lots', '1e9', '100m', 'Gi', '1.5 Gi']) {
+      expect(() => renderChart({ ui: { resources: { limits: { memory: bad } } } }, [CI_VALUES])).toThrow(/ui[./]resources[./]limits[./]memory/);
+    }
+    expect(() => renderChart({ ui: { resources: { limits: { memory: '0' } } } }, [CI_VALUES])).toThrow(/ui\.resources\.limits\.memory: "0" is no memory at all/);
+  });
+
+  it('leaves the rule out when no component has a memory limit, and the rules still pass promtool', () => {
+    const g = rulesWith(limits(null));
+    expect(memoryExpr(g)).toBeUndefined();
+    const run = checkRules(g);
+    expect(run.output).toContain('SUCCESS');
+    expect(run.status).toBe(0);
+  });
+
+  it('has one term per component with a limit', () => {
+    const expr = memoryExpr(rulesWith({ ...limits(null), callbackSvc: { resources: { limits: { memory: '256Mi' } } } }))!.expr;
+    expect(expr).toBe('process_resident_memory_bytes{job="rel-deposit-withdraw-callback-svc"} / 268435456 > 0.9');
+  });
+});
