@@ -156,3 +156,34 @@ G, T, P, E) suffix, e.g. "384Mi" or "1.5Gi". Anything else (an exponent, milliby
 {{- end -}}
 {{- printf "%.0f" $bytes -}}
 {{- end -}}
+
+{{/* nodeOptions' V8 old-generation bound in MiB (--max-old-space-size=N, or its _ spelling), or "". */}}
+{{- define "dw.heapBoundMiB" -}}
+{{- regexFind "[0-9]+$" (regexFind "--max[-_]old[-_]space[-_]size=[0-9]+" (toString .Values.nodeOptions)) }}
+{{- end }}
+
+{{/*
+Fails the render on values the schema cannot relate to each other but that would break the pods:
+a metrics port that is also a service's own port (EADDRINUSE at start), an autoscaler whose
+minimum is above its maximum, and a V8 heap bound that does not fit in a component's memory limit.
+*/}}
+{{- define "dw.validateValues" -}}
+{{- $root := . }}
+{{- $heapMiB := include "dw.heapBoundMiB" . }}
+{{- range $key := list "apiGateway" "transactionsSvc" "callbackSvc" "ui" }}
+{{- $c := index $root.Values $key }}
+{{- if eq (int $root.Values.metrics.port) (int $c.containerPort) }}
+{{- fail (printf "metrics.port %v is also %s.containerPort: the service and its metrics listener cannot share a port (EADDRINUSE at start); give metrics.port a port of its own" $root.Values.metrics.port $key) }}
+{{- end }}
+{{- if and $c.autoscaling $c.autoscaling.enabled (gt (int $c.autoscaling.minReplicas) (int $c.autoscaling.maxReplicas)) }}
+{{- fail (printf "%s.autoscaling.minReplicas (%v) is above %s.autoscaling.maxReplicas (%v)" $key $c.autoscaling.minReplicas $key $c.autoscaling.maxReplicas) }}
+{{- end }}
+{{- $limit := dig "resources" "limits" "memory" "" $c }}
+{{- if and $heapMiB (ne (toString $limit) "") }}
+{{- $limitBytes := include "dw.memoryBytes" (dict "value" $limit "name" (printf "%s.resources.limits.memory" $key)) | float64 }}
+{{- if ge (mulf (float64 $heapMiB) 1048576.0) $limitBytes }}
+{{- fail (printf "nodeOptions' --max-old-space-size=%s (MiB) does not fit in %s.resources.limits.memory (%v): the container would be OOMKilled before V8 reaches its bound; keep the bound well below the limit (the process needs memory beyond its heap), or raise the limit" $heapMiB $key $limit) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
