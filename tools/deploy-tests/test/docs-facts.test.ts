@@ -1,7 +1,10 @@
 // What docs/deploy.md and docs/operations.md state about the deployment, checked against the code
 // and the rendered chart they describe, so a change to either shows up as a failing doc.
 import { loadCallbackConfig, loadTransactionsConfig } from '@dw/config';
+import { manifest, renderChart } from '../src/helm';
 import { readText } from '../src/repo-files';
+
+const CI_VALUES = 'k8s/deposit-withdraw/ci/test-values.yaml';
 
 const deployMd = readText('docs/deploy.md');
 /** The doc's text with its line breaks and indentation folded, so a sentence can be matched whole. */
@@ -23,5 +26,27 @@ describe("docs/deploy.md's PostgreSQL connection sizing", () => {
     expect(text).toContain(`(transactions-svc pods) × (databasePoolSize + ${exportsPool + relayPool}) + (callback-svc pods) × databasePoolSize`);
     expect(text).toContain(`8 × ${pool + exportsPool + relayPool} + 8 × ${callbackPool} = ${8 * (pool + exportsPool + relayPool) + 8 * callbackPool}`);
     expect(text).not.toMatch(/pod opens up to `config\.databasePoolSize` PostgreSQL connections/);
+  });
+});
+
+describe("docs/operations.md's upgrades: rollouts and PodDisruptionBudgets", () => {
+  const manifests = renderChart({}, [CI_VALUES]);
+  const text = flat(readText('docs/operations.md'));
+
+  it("says the rollout follows Kubernetes' default strategy, which the chart's Deployments leave unset", () => {
+    const deployments = manifests.filter((m) => m.kind === 'Deployment' && m.metadata.name.startsWith('rel-deposit-withdraw-'));
+    expect(deployments.length).toBeGreaterThanOrEqual(4);
+    for (const d of deployments) expect(d.spec.strategy).toBeUndefined();
+    expect(text).toContain("The chart sets none, so Kubernetes' default applies: `maxSurge` 25% rounded up and `maxUnavailable` 25% rounded down");
+  });
+
+  it('says PodDisruptionBudgets govern evictions, not rollouts, and let a single replica go', () => {
+    expect(text).not.toMatch(/PodDisruptionBudgets keep one of each up/);
+    expect(text).toContain('PodDisruptionBudgets play no part in a rollout: they only limit voluntary evictions');
+    for (const service of ['api-gateway', 'transactions-svc', 'callback-svc', 'ui']) {
+      expect(manifest(manifests, 'PodDisruptionBudget', `rel-deposit-withdraw-${service}`).spec.maxUnavailable).toBe(1);
+    }
+    expect(manifest(manifests, 'Deployment', 'rel-deposit-withdraw-ui').spec.replicas).toBe(1);
+    expect(text).toContain('a component with a single replica (the ui by default) can be evicted with none left');
   });
 });
