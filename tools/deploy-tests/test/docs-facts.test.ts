@@ -50,3 +50,15 @@ describe("docs/operations.md's upgrades: rollouts and PodDisruptionBudgets", () 
     expect(text).toContain('a component with a single replica (the ui by default) can be evicted with none left');
   });
 });
+
+describe("docs/operations.md on where /metrics is served", () => {
+  it("says only on metrics.port, never on the service's own port, as the chart configures the services", () => {
+    const configMap = manifest(renderChart({}, [CI_VALUES]), 'ConfigMap', 'rel-deposit-withdraw').data!;
+    expect(Number(configMap['METRICS_PORT'])).toBeGreaterThan(0);
+    // With METRICS_PORT set, createService leaves /metrics off the service's own port.
+    expect(readText('libs/http-kit/src/create-service.ts')).toContain('{ metrics: !opts.metricsPort }');
+    const text = flat(readText('docs/operations.md'));
+    expect(text).toContain("every service serves `GET /metrics` only on the metrics port (`metrics.port`, 9464, set as `METRICS_PORT`), never on the service's own port");
+    expect(text).not.toContain('serves `GET /metrics` on its own port');
+  });
+});
