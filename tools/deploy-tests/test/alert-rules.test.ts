@@ -116,3 +116,28 @@ describe("DWMemoryNearLimit, against each component's resources.limits.memory", 
     expect(expr).toBe('process_resident_memory_bytes{job="rel-deposit-withdraw-callback-svc"} / 268435456 > 0.9');
   });
 });
+
+describe('DWTargetDown and DWTargetMissing', () => {
+  const alertsWith = (values: object) =>
+    (manifest(renderChart(values, [CI_VALUES]), 'PrometheusRule', 'rel-deposit-withdraw').spec.groups as typeof groups).flatMap((g) => g.rules);
+
+  it('DWTargetDown speaks of a failed scrape, not of readiness', () => {
+    const down = alerts.find((a) => a.alert === 'DWTargetDown')!;
+    expect(down.annotations!['summary']).toContain('the scrape of its metrics port fails');
+    expect(`${down.annotations!['summary']} ${down.annotations!['description']}`).not.toMatch(/down or not ready/);
+  });
+
+  it("DWTargetMissing watches each component's job in the release namespace, only with the chart's ServiceMonitors", () => {
+    const missing = alerts.find((a) => a.alert === 'DWTargetMissing') as Rule & { expr: string };
+    for (const service of ['api-gateway', 'transactions-svc', 'callback-svc', 'ui']) {
+      expect(missing.expr).toContain(`absent(up{namespace="payments", job="rel-deposit-withdraw-${service}"})`);
+    }
+    expect(alertsWith({ monitoring: { serviceMonitors: { enabled: false } } }).map((a) => a.alert)).not.toContain('DWTargetMissing');
+  });
+
+  it('leaves out a component scaled to zero', () => {
+    const missing = alertsWith({ ui: { replicaCount: 0 } }).find((a) => a.alert === 'DWTargetMissing') as Rule & { expr: string };
+    expect(missing.expr).not.toContain('rel-deposit-withdraw-ui"');
+    expect(missing.expr).toContain('rel-deposit-withdraw-api-gateway"');
+  });
+});
