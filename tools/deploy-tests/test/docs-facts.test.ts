@@ -1,6 +1,6 @@
 // What docs/deploy.md and docs/operations.md state about the deployment, checked against the code
 // and the rendered chart they describe, so a change to either shows up as a failing doc.
-import { loadCallbackConfig, loadTransactionsConfig } from '@dw/config';
+import { loadCallbackConfig, loadGatewayConfig, loadTransactionsConfig } from '@dw/config';
 import { manifest, renderChart } from '../src/helm';
 import { readText } from '../src/repo-files';
 
@@ -60,5 +60,19 @@ describe("docs/operations.md on where /metrics is served", () => {
     const text = flat(readText('docs/operations.md'));
     expect(text).toContain("every service serves `GET /metrics` only on the metrics port (`metrics.port`, 9464, set as `METRICS_PORT`), never on the service's own port");
     expect(text).not.toContain('serves `GET /metrics` on its own port');
+  });
+});
+
+describe("docs/deploy.md's docker run example", () => {
+  it("sets every variable the gateway requires (its config loader accepts the example's variables)", () => {
+    const line = deployMd.split('\n').find((l) => l.startsWith('docker run -e APP=api-gateway'));
+    expect(line).toBeDefined();
+    const names = [...line!.matchAll(/-e ([A-Z_]+)=/g)].map((m) => m[1]!);
+    expect(names).toContain('INTERNAL_AUTH_SECRETS');
+    // Stand-ins for the example's values ("...", a generated secret).
+    const stand = (name: string) => (name === 'AMQP_URL' ? 'amqp://rabbitmq:5672' : 'x'.repeat(44));
+    const env = Object.fromEntries(names.filter((n) => n !== 'APP').map((n) => [n, stand(n)]));
+    expect(() => loadGatewayConfig(env)).not.toThrow();
+    expect(deployMd).toContain('INTERNAL_AUTH_SECRETS="$(openssl rand -base64 32)"');
   });
 });
