@@ -187,3 +187,11 @@ minimum is above its maximum, and a V8 heap bound that does not fit in a compone
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+config.amqpPrefix as a regular expression inside a PromQL string, so the queue alerts select this
+release's queues (<prefix>callbacks.deliver …) and no other's.
+*/}}
+{{- define "dw.alertQueuePrefix" -}}
+{{- regexQuoteMeta .Values.config.amqpPrefix | replace "\\" "\\\\" }}
+{{- end }}

@@ -92,7 +92,7 @@ describe("DWMemoryNearLimit, against each component's resources.limits.memory", 
     [268435456, 268435456],
   ] as const)('divides by the bytes of %p (%p)', (quantity, bytes) => {
     const g = rulesWith({ apiGateway: { resources: { limits: { memory: quantity } } } });
-    expect(memoryExpr(g)!.expr).toContain(`process_resident_memory_bytes{job="rel-deposit-withdraw-api-gateway"} / ${bytes} > 0.9`);
+    expect(memoryExpr(g)!.expr).toContain(`process_resident_memory_bytes{namespace="payments", job="rel-deposit-withdraw-api-gateway"} / ${bytes} > 0.9`);
     expect(checkRules(g).status).toBe(0);
   });
 
@@ -113,7 +113,7 @@ describe("DWMemoryNearLimit, against each component's resources.limits.memory", 
 
   it('has one term per component with a limit', () => {
     const expr = memoryExpr(rulesWith({ ...limits(null), callbackSvc: { resources: { limits: { memory: '256Mi' } } } }))!.expr;
-    expect(expr).toBe('process_resident_memory_bytes{job="rel-deposit-withdraw-callback-svc"} / 268435456 > 0.9');
+    expect(expr).toBe('process_resident_memory_bytes{namespace="payments", job="rel-deposit-withdraw-callback-svc"} / 268435456 > 0.9');
   });
 });
 
@@ -139,5 +139,57 @@ describe('DWTargetDown and DWTargetMissing', () => {
     const missing = alertsWith({ ui: { replicaCount: 0 } }).find((a) => a.alert === 'DWTargetMissing') as Rule & { expr: string };
     expect(missing.expr).not.toContain('rel-deposit-withdraw-ui"');
     expect(missing.expr).toContain('rel-deposit-withdraw-api-gateway"');
+  });
+});
+
+describe('two releases side by side (one namespace, one Prometheus, one Grafana)', () => {
+  type Dashboard = { uid: string; title: string; templating: { list: { name: string; current?: { value: string } }[] }; panels: Panel[] };
+  type Panel = { targets?: { expr: string }[]; panels?: Panel[] };
+  const JOBS = '(api-gateway|transactions-svc|callback-svc|ui)';
+  const render = (release: string, values: object = {}) => renderChart(values, [CI_VALUES], release);
+  const dashboards = (release: string) =>
+    render(release)
+      .filter((m) => m.kind === 'ConfigMap' && m.metadata.name.includes('-dashboard-'))
+      .flatMap((m) => Object.entries(m.data!).map(([key, text]) => ({ key, dashboard: JSON.parse(text) as Dashboard })));
+  const exprs = (panels: Panel[]): string[] => panels.flatMap((p) => [...(p.targets ?? []).map((t) => t.expr), ...exprs(p.panels ?? [])]);
+
+  it("select each alert's service metrics by the release's job and namespace, and its queues by config.amqpPrefix", () => {
+    const rules = (manifest(render('other', { config: { amqpPrefix: 'prod.' } }), 'PrometheusRule', 'other-deposit-withdraw').spec.groups as typeof groups).flatMap((g) => g.rules) as (Rule & { expr: string })[];
+    expect(rules.length).toBe(alerts.length);
+    for (const rule of rules) {
+      if (rule.expr.includes('rabbitmq_')) {
+        expect(rule.expr).toMatch(/queue=~"prod\\\\\.callbacks\\\\\./);
+        expect(rule.expr).not.toContain('.*callbacks');
+        continue;
+      }
+      // Every selector of a service metric names this release's namespace and job(s).
+      const selectors = [...rule.expr.matchAll(/[a-z_]+\{[^}]*\}/g)].map((m) => m[0]);
+      expect(selectors.length).toBeGreaterThan(0);
+      for (const selector of selectors) {
+        expect(selector).toContain('namespace="payments"');
+        expect(selector).toMatch(/job=~?"other-deposit-withdraw-/);
+      }
+    }
+  });
+
+  it('give every dashboard a uid, title and sidecar file of its own, opening on the release, and scope every service query by it', () => {
+    const rel = dashboards('rel');
+    const other = dashboards('other');
+    expect(rel).toHaveLength(5);
+    for (const list of [rel, other]) {
+      for (const { dashboard } of list) {
+        expect(dashboard.uid.length).toBeLessThanOrEqual(40);
+        const release = dashboard.templating.list.find((v) => v.name === 'release');
+        expect(release?.current?.value).toMatch(/^(rel|other)-deposit-withdraw$/);
+        for (const expr of exprs(dashboard.panels)) {
+          if (expr.includes('rabbitmq_')) continue;
+          expect(expr).toContain(`namespace="$namespace",job=~"$release-${JOBS}"`);
+        }
+      }
+    }
+    const all = [...rel, ...other];
+    for (const field of [(d: (typeof all)[number]) => d.dashboard.uid, (d: (typeof all)[number]) => d.dashboard.title, (d: (typeof all)[number]) => d.key]) {
+      expect(new Set(all.map(field)).size).toBe(all.length);
+    }
   });
 });
