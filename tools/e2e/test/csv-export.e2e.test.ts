@@ -121,7 +121,9 @@ describe('GET /ui/viewTransaction with Accept: text/csv', () => {
     const detail = (await api(stack, merchant.apiToken)('GET', `/ui/viewTransaction?id=${completed.id}`, undefined, { accept: 'application/json' })).json;
     const latest = detail.events.at(-1);
     expect(completed).toMatchObject({ lastEventId: latest.id, lastEventType: 'deposit.completed', deliveryStatus: 'succeeded', deliveryAttempts: '1' });
-    expect(completed.acknowledgedAt).toBe(latest.delivery.attempts.find((a: any) => a.statusCode === 200).at);
+    // When the whole 200 arrived: the attempt's start plus its duration.
+    const ok = latest.delivery.attempts.find((a: any) => a.statusCode === 200);
+    expect(completed.acknowledgedAt).toBe(new Date(Date.parse(ok.at) + ok.durationMs).toISOString());
 
     const withdraw = rows.find((r) => r.type === 'withdraw')!;
     expect(withdraw).toMatchObject({ lastEventType: 'withdraw.failed', deliveryStatus: 'failed', deliveryAttempts: '6', acknowledgedAt: '' });

@@ -16,7 +16,7 @@ import {
 } from '@dw/contracts';
 import type pg from 'pg';
 import { query, raw, sql, type Sql } from '@dw/db';
-import { acknowledged, iso } from './transaction-sql';
+import { acknowledged, endedAt, iso } from './transaction-sql';
 
 interface CountRow {
   kind: string;
@@ -64,12 +64,13 @@ export function endpointHealthSql(merchantId: string, since: string): Sql {
         FROM sample s LEFT JOIN callback_deliveries d ON d.event_id = s.id
        GROUP BY 1
     ),
-    -- The newest successful and the newest failed attempt per type, among the counted events.
+    -- The newest successful and the newest failed attempt per type, among the counted events: a
+    -- success dated when its 200 arrived, a failure when it was made (as the attempts list has it).
     last AS (
-      SELECT DISTINCT ON (kind, ok) kind, ok, ${raw(iso('at'))} AS at, status_code, error
-        FROM (SELECT s.kind, COALESCE(${raw(acknowledged('a'))}, false) AS ok, a.at, a.status_code, a.error
+      SELECT DISTINCT ON (kind, ok) kind, ok, ${raw(iso('CASE WHEN ok THEN ended_at ELSE at END'))} AS at, status_code, error
+        FROM (SELECT s.kind, COALESCE(${raw(acknowledged('a'))}, false) AS ok, a.at, ${raw(endedAt('a'))} AS ended_at, a.status_code, a.error
                 FROM sample s JOIN callback_attempts a ON a.event_id = s.id) x
-       ORDER BY kind, ok, at DESC
+       ORDER BY kind, ok, x.at DESC
     )
     SELECT (SELECT count(*)::int FROM sample) AS sampled,
            (SELECT ${raw(iso('min(created_at)'))} FROM sample) AS oldest,

@@ -15,7 +15,7 @@ import { EXPORT_MAX_ROWS, type ExportRow, type ViewTransactionQuery } from '@dw/
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '@dw/db';
 import { filterConditions } from './transaction-queries';
-import { acknowledged, iso, transactionJson } from './transaction-sql';
+import { acknowledged, endedAt, iso, transactionJson } from './transaction-sql';
 
 /**
  * The largest export row the API admits, as NDJSON: a 500-character description, 20 metadata keys
@@ -78,7 +78,7 @@ export function exportPageStatement(merchantId: string, q: ViewTransactionQuery,
       LEFT JOIN transaction_events e ON e.transaction_id = t.id AND e.sequence = t.last_sequence
       LEFT JOIN callback_deliveries d ON d.event_id = e.id
       LEFT JOIN LATERAL (
-        SELECT count(*) AS attempts, min(x.at) FILTER (WHERE ${raw(acknowledged('x'))}) AS acked_at
+        SELECT count(*) AS attempts, min(${raw(endedAt('x'))}) FILTER (WHERE ${raw(acknowledged('x'))}) AS acked_at
           FROM callback_attempts x WHERE x.event_id = e.id) a ON true
      WHERE ${join(where, ' AND ')}
      ORDER BY t.created_at DESC, t.id DESC

@@ -19,6 +19,13 @@ export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
  */
 export const acknowledged = (alias: string) => `(${alias}.status_code = 200 AND ${alias}.error IS NULL)`;
 
+/**
+ * When the attempt aliased `alias` ended: its start (`at`, as the attempts list shows it) plus its
+ * duration. For an acknowledging attempt, the time the endpoint's whole 200 arrived: what the
+ * export's acknowledgedAt and endpoint health's lastSuccessAt say, up to 15 s after `at`.
+ */
+export const endedAt = (alias: string) => `(${alias}.at + ${alias}.duration_ms * interval '1 millisecond')`;
+
 /** The public transaction object (docs/api.md#transactions) built from a row aliased `alias`; json keeps key order. */
 export const transactionJson = (alias: string) =>
   raw(`json_build_object(

@@ -87,6 +87,17 @@ describe('GET /api/endpoint-health', () => {
     expect(withdraw).toMatchObject({ type: 'withdraw', url: null, deliveries: 1, skipped: 1, successRate: null, lastFailure: null });
   });
 
+  it('dates the last success when its 200 arrived: a reply that took 14.5 s is 14.5 s after the attempt began', async () => {
+    const slow = await create(svc.merchantA, 'withdraw');
+    await svc.db.$executeRaw`
+      INSERT INTO callback_attempts (event_id, attempt, at, url, status_code, error, duration_ms)
+      VALUES (${slow}, 1, now() - interval '100 seconds', 'https://example.com/cb', 200, NULL, 14507)`;
+    await svc.db.$executeRaw`UPDATE callback_deliveries SET status = 'succeeded', attempt_count = 1 WHERE event_id = ${slow}`;
+    const withdraw = (await health()).endpoints[1];
+    const [attempt] = await svc.db.$queryRaw<{ at: Date }[]>`SELECT at FROM callback_attempts WHERE event_id = ${slow}`;
+    expect(Date.parse(withdraw.lastSuccessAt) - attempt!.at.getTime()).toBe(14507);
+  });
+
   it('leaves out events created more than 24 hours ago', async () => {
     const before = (await health()).endpoints[0];
     const old = await create(svc.merchantA, 'deposit');

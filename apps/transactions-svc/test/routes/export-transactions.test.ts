@@ -74,7 +74,7 @@ describe('GET /api/transactions/export', () => {
     await svc.db.$executeRaw`
       INSERT INTO callback_attempts (event_id, attempt, at, status_code, error, duration_ms) VALUES
         (${latest!.id}, 1, '2026-11-22T10:00:00.000Z', 200, 'timeout: the reply body did not complete within 15000 ms', 15000),
-        (${latest!.id}, 2, '2026-11-22T10:00:05.123Z', 200, NULL, 4)`;
+        (${latest!.id}, 2, '2026-11-22T10:00:05.123Z', 200, NULL, 14507)`;
     await svc.db.$executeRaw`UPDATE callback_deliveries SET status = 'succeeded', attempt_count = 2 WHERE event_id = ${latest!.id}`;
 
     const row = (await exportRows('', svc.merchantB))[0];
@@ -84,7 +84,8 @@ describe('GET /api/transactions/export', () => {
       lastEventType: 'deposit.completed',
       deliveryStatus: 'succeeded',
       deliveryAttempts: 2,
-      acknowledgedAt: '2026-11-22T10:00:05.123Z',
+      // When the whole 200 arrived: the attempt's start plus its 14,507 ms.
+      acknowledgedAt: '2026-11-22T10:00:19.630Z',
     });
   });
 
