@@ -21,11 +21,16 @@ describe('renderDetailPage', () => {
 
   it('shows why an attempt answered 200 failed all the same (its body did not arrive within the timeout)', () => {
     const error = 'timeout: the reply body did not complete within 15000 ms';
-    const attempt = { attempt: 1, at: '2026-11-21T10:00:05.100Z', statusCode: 200, error, durationMs: 15000, trigger: 'automatic' as const };
+    const attempt = { attempt: 1, at: '2026-11-21T10:00:05.100Z', statusCode: 200, error, durationMs: 15000, url: 'https://shop.example/cb', trigger: 'automatic' as const };
     const retrying = { ...DETAIL.events[1]!, delivery: { status: 'retrying' as const, attempts: [attempt] } };
     expect(renderDetailPage(assets, { ...DETAIL, events: [retrying] })).toMatch(
-      /<td data-label="Result">HTTP 200 <span class="error-text"><bdi>timeout: the reply body did not complete within 15000 ms<\/bdi><\/span><\/td>/,
+      /<td data-label="Result">HTTP 200 <span class="error-text"><bdi>timeout: the reply body did not complete within 15000 ms<\/bdi><\/span><div class="muted wrap attempt-url">to <bdi>https:\/\/shop.example\/cb<\/bdi><\/div><\/td>/,
     );
+  });
+
+  it('shows where each attempt went, so a URL changed between attempts is seen', () => {
+    const urls = [...renderDetailPage(assets, DETAIL).matchAll(/<div class="muted wrap attempt-url">to <bdi>([^<]*)<\/bdi><\/div>/g)].map((m) => m[1]);
+    expect(urls).toEqual(['https://shop.example/cb', 'https://shop.example/cb', 'https://shop.example/callbacks/v2']);
   });
 
   it('tells support where the trace id leads', () => {

@@ -43,8 +43,8 @@ describe('the Redeliver button', () => {
 describe('manual attempts', () => {
   it('marks the attempts of a manual series "manual", and only those', () => {
     const attempts = [
-      { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 4, trigger: 'automatic' as const },
-      { attempt: 2, at: '2026-11-21T11:00:00.100Z', statusCode: 200, error: null, durationMs: 4, trigger: 'manual' as const },
+      { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 4, url: 'https://shop.example/cb', trigger: 'automatic' as const },
+      { attempt: 2, at: '2026-11-21T11:00:00.100Z', statusCode: 200, error: null, durationMs: 4, url: 'https://shop.example/cb', trigger: 'manual' as const },
     ];
     const detail = { ...DETAIL, events: [{ ...DETAIL.events[0]!, delivery: { status: 'succeeded' as const, attempts } }] };
     const rows = [...detailFragment(detail).value.matchAll(/<td data-label="Attempt">(.*?)<\/td>/g)].map((m) => m[1]);

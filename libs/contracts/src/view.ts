@@ -29,6 +29,9 @@ export const DeliveryAttempt = Type.Object(
     statusCode: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()]),
     durationMs: Type.Integer({ minimum: 0 }),
+    url: Type.Union([Type.String(), Type.Null()], {
+      description: 'the callback URL this attempt was sent to, as it was set at that moment (a URL changed between attempts shows here)',
+    }),
     trigger: Type.Union([Type.Literal('automatic'), Type.Literal('manual')], {
       description: '"manual" for the attempts of a series the merchant started (redelivery, recovery)',
     }),

@@ -145,6 +145,25 @@ describe('retries on RabbitMQ’s clock', () => {
     ]);
   });
 
+  it('sends each attempt to the URL as it is at that moment, and the viewer says where each went', async () => {
+    const changer = stack.createMerchant('URL changer');
+    const call = api(stack, changer.apiToken);
+    await call('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/first` });
+    const tx = (await call('POST', '/api/createDeposit', { amount: '3', currency: 'USD', orderId: 'fail1-' + orderId() })).json;
+    await receiver.waitFor(1, pendingOf(tx.id));
+    await call('PUT', '/api/updateCallbackUrlDeposit', { url: `${receiver.url}/second` });
+    const got = await receiver.waitFor(2, pendingOf(tx.id));
+    expect(got.map((r) => r.path)).toEqual(['/first', '/second']);
+    const v = await eventually(
+      async () => (await call('GET', `/ui/viewTransaction?id=${tx.id}`, undefined, { accept: 'application/json' })).json,
+      (d) => d.events[0].delivery.status === 'succeeded',
+    );
+    expect(v.events[0].delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.url])).toEqual([
+      [1, 503, `${receiver.url}/first`],
+      [2, 200, `${receiver.url}/second`],
+    ]);
+  });
+
   it('201 every time: exactly 6 attempts, then failed', async () => {
     const tx = await create('always201-');
     const total = DELAYS.reduce((a, b) => a + b, 0);

@@ -462,8 +462,9 @@ describe('GET /ui: one transaction', () => {
         trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.innerText.replace(/\s+/g, ' ').trim())),
       );
       expect(attempts).toHaveLength(2);
-      expect(attempts[0]).toEqual(['1', expect.stringMatching(/ago|now/), 'HTTP 500', expect.stringMatching(/^\d+ ms$/)]);
-      expect(attempts[1]).toEqual(['2', expect.stringMatching(/ago|now/), 'HTTP 200', expect.stringMatching(/^\d+ ms$/)]);
+      // Each result says where the attempt went: the callback URL as it was set then.
+      expect(attempts[0]).toEqual(['1', expect.stringMatching(/ago|now/), `HTTP 500 to ${receiver.url}/deposits`, expect.stringMatching(/^\d+ ms$/)]);
+      expect(attempts[1]).toEqual(['2', expect.stringMatching(/ago|now/), `HTTP 200 to ${receiver.url}/deposits`, expect.stringMatching(/^\d+ ms$/)]);
     }
     await saveScreenshot(page, 'detail.png');
     await context.close();

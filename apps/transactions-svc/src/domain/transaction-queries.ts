@@ -65,7 +65,7 @@ export function deliveryJson(eventId: string, status: string): Sql {
                         'attempt', a.attempt,
                         'at', ${iso('a.at')},
                         'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms,
-                        'trigger', a.trigger)
+                        'url', a.url, 'trigger', a.trigger)
                       ORDER BY a.attempt, a.id)
                FROM callback_attempts a WHERE a.event_id = ${eventId}), '[]'::json)
            )`);

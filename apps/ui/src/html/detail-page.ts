@@ -49,7 +49,9 @@ function attemptRow(a: Attempt, now: number): SafeHtml {
   const result = a.statusCode !== null ? html`HTTP ${a.statusCode}${failedReply}` : html`<span class="error-text">${isolate(a.error ?? 'no reply')}</span>`;
   // A manual attempt belongs to a series the merchant started (redelivery or recovery).
   const manual = a.trigger === 'manual' ? html` <span class="tag" data-trigger="manual">manual</span>` : '';
-  return html`<tr><td data-label="Attempt">${a.attempt}${manual}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
+  // Where it went: the URL as it was set at that moment (it may have changed between attempts).
+  const sentTo = a.url === null ? '' : html`<div class="muted wrap attempt-url">to ${isolate(a.url)}</div>`;
+  return html`<tr><td data-label="Attempt">${a.attempt}${manual}</td><td data-label="Time">${timeCell(a.at, now)}</td><td data-label="Result">${result}${sentTo}</td><td data-label="Duration" class="num">${a.durationMs} ms</td></tr>`;
 }
 
 const SETTLED_DELIVERY = new Set(['succeeded', 'failed', 'skipped']);

@@ -51,9 +51,9 @@ export const DETAIL: TransactionDetail = {
       delivery: {
         status: 'succeeded',
         attempts: [
-          { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 42, trigger: 'automatic' },
-          { attempt: 2, at: '2026-11-21T10:00:05.200Z', statusCode: null, error: 'connect ECONNREFUSED', durationMs: 3, trigger: 'automatic' },
-          { attempt: 3, at: '2026-11-21T10:00:15.300Z', statusCode: 200, error: null, durationMs: 17, trigger: 'automatic' },
+          { attempt: 1, at: '2026-11-21T10:00:00.100Z', statusCode: 500, error: null, durationMs: 42, url: 'https://shop.example/cb', trigger: 'automatic' },
+          { attempt: 2, at: '2026-11-21T10:00:05.200Z', statusCode: null, error: 'connect ECONNREFUSED', durationMs: 3, url: 'https://shop.example/cb', trigger: 'automatic' },
+          { attempt: 3, at: '2026-11-21T10:00:15.300Z', statusCode: 200, error: null, durationMs: 17, url: 'https://shop.example/callbacks/v2', trigger: 'automatic' },
         ],
       },
     },
@@ -87,6 +87,7 @@ export const MANY_ATTEMPTS: TransactionDetail = {
           statusCode: i === 11 ? 200 : 503,
           error: null,
           durationMs: 10 + i,
+          url: 'https://shop.example/cb',
           trigger: i < 6 ? ('automatic' as const) : ('manual' as const),
         })),
       },
