@@ -17,6 +17,8 @@
   var BAD_TOKEN = 'The token is wrong (or was rotated). Paste a current API token.';
   var NETWORK_ERROR = 'Could not reach the server. Check your connection, then retry.';
   var INVALID_LINK = 'This link is invalid: it does not name a transaction. Open one from the list.';
+  // A transaction id as the API writes it (8-4-4-4-12 hex): anything else in a #tx= link is a broken link.
+  var TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   var LOCAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/;
   var $ = function (id) { return document.getElementById(id); };
   var detailId = null;
@@ -143,6 +145,8 @@
     if (stale) return;
     if (xhr.status === 401) return signOut(BAD_TOKEN);
     if (action) return action(xhr, statusBox(d.elt), d);
+    // A refused filter or page: the rows of the one before would read as its answer, so they go.
+    if (xhr.status === 400 && (d.target.id === 'list-table' || d.target.id === 'statement-table')) d.target.replaceChildren();
     if (xhr.status >= 400) return setStatus(statusBox(d.elt), 'error', failure(xhr), xhr.status === 400 || xhr.status === 404 ? null : again(d));
     setStatus(statusBox(d.elt));
     if (d.target.id !== 'detail-body') return;
@@ -207,6 +211,15 @@
     detailId = null;
     // Every view's content and status box, so no merchant data stays on the page.
     document.querySelectorAll('div[data-status-box], .status').forEach(function (el) { setStatus(el); });
+    // The fields (filters, the statement's currency) and the open transaction's title too: whoever
+    // signs in next on this tab starts from the defaults and sees nothing of this merchant. Set
+    // back one by one: a form's reset() would fire its reset event, on which htmx reloads a view.
+    document.querySelectorAll('#main input, #main select').forEach(function (field) {
+      if (field.tagName === 'SELECT') Array.prototype.forEach.call(field.options, function (o) { o.selected = o.defaultSelected; });
+      else if (field.type === 'checkbox' || field.type === 'radio') field.checked = field.defaultChecked;
+      else field.value = field.defaultValue;
+    });
+    $('detail-title').textContent = 'Transaction';
     $('filter-count').textContent = '';
     $('token').value = '';
     show('signin');
@@ -240,7 +253,7 @@
     show(tx ? 'detail-view' : statement ? 'statement-view' : 'list-view');
     if (tx) {
       var id = decoded(tx[1]);
-      return id ? loadDetail(id) : setStatus($('detail-status'), 'error', INVALID_LINK);
+      return id !== null && TRANSACTION_ID.test(id) ? loadDetail(id) : setStatus($('detail-status'), 'error', INVALID_LINK);
     }
     if (statement) {
       var currency = decoded(statement[1] || '') || '';
@@ -281,6 +294,10 @@
     var currency = link.getAttribute('data-statement');
     location.hash = tx ? 'tx=' + encodeURIComponent(tx) : 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
   });
+  // What a merchant types as it reads: an order ID without the spaces around it (an order ID never
+  // starts or ends with one in practice, and a pasted one often does), a currency code in capitals.
+  $('f-order').addEventListener('change', function (event) { event.target.value = event.target.value.trim(); });
+  $('s-currency').addEventListener('change', function (event) { event.target.value = event.target.value.trim().toUpperCase(); });
   // On a phone the filters start folded, so the transactions are on the first screen.
   if (window.matchMedia && window.matchMedia('(max-width: 40rem)').matches) $('filter-panel').open = false;
   // Back links (#list), browser back and forward all change the hash; one listener routes them.

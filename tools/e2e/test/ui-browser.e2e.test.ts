@@ -503,10 +503,22 @@ describe('GET /ui: signing out', () => {
     const { context, page } = await newPage();
     await signIn(page, m1.apiToken);
     await listSettled(page);
+    await page.getByRole('link', { name: featured.orderId }).click();
+    await page.locator('#detail-body dl').waitFor();
+    await page.evaluate(() => {
+      (document.getElementById('f-order') as HTMLInputElement).value = 'typed-by-the-first';
+      (document.getElementById('s-currency') as HTMLInputElement).value = 'EUR';
+    });
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(await page.getByLabel('API token').isVisible()).toBe(true);
     expect(await page.locator('table.transactions').count()).toBe(0);
+    // Nothing of this merchant stays in the page for whoever signs in next on this tab.
+    const html = await page.content();
+    expect(html).not.toContain(featured.orderId);
+    expect(html).not.toContain('typed-by-the-first');
+    expect(await page.locator('#s-currency').inputValue()).toBe('');
+    expect(await page.locator('#detail-title').textContent()).toBe('Transaction');
     await page.reload();
     expect(await page.getByLabel('API token').isVisible()).toBe(true);
     await context.close();
@@ -570,6 +582,14 @@ describe('GET /ui: what the page says when something is off', () => {
     expect(await page.locator('#detail-status').innerText()).toMatch(/link is invalid/i);
     expect(await page.locator('#detail-body').innerHTML()).toBe('');
     expect(await page.locator('#detail-title').textContent()).toBe('Transaction');
+
+    // Well-formed escapes, but no transaction id: the same words, not the API's "query parameter id".
+    for (const hash of ['#list', '#tx=does-not-exist', '#tx=%3Cb%3E']) {
+      await page.evaluate((h) => (location.hash = h), hash);
+      if (hash === '#list') continue;
+      await page.locator('#detail-status.error').waitFor();
+      expect(await page.locator('#detail-status').innerText()).toMatch(/^This link is invalid/);
+    }
     expect(log.problems.filter((p) => p.startsWith('pageerror'))).toEqual([]);
     await context.close();
   });
@@ -618,6 +638,21 @@ describe('GET /ui: what the page says when something is off', () => {
     // Said once: the problem's detail already names the field, so the list of fields does not repeat it.
     expect(status.match(/128 characters/g)).toHaveLength(1);
     expect(status).toContain('(HTTP 400)');
+    // The rows shown before belonged to the filter before: they are not left under the error.
+    expect(await page.locator('#list-table tbody tr').count()).toBe(0);
+    await context.close();
+  });
+
+  it('reads an order ID without the spaces around it, and a statement currency in capitals', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, m1.apiToken);
+    await listSettled(page);
+    await applyFilters(page, () => page.getByLabel('Order ID').fill(`  ${featured.orderId} `));
+    expect(await page.locator('td[data-label="Order ID"]').allTextContents()).toEqual([featured.orderId]);
+    await page.evaluate(() => (location.hash = '#statement'));
+    await page.getByLabel('Currency').fill('usd');
+    await page.getByLabel('Currency').blur();
+    expect(await page.getByLabel('Currency').inputValue()).toBe('USD');
     await context.close();
   });
 });
