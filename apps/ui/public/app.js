@@ -120,6 +120,10 @@
   // A view's loading text shows while it holds nothing yet; an action's (a CSV file) every time.
   document.addEventListener('htmx:beforeRequest', function (event) {
     var d = event.detail;
+    // Recover is no <form> (Enter must not navigate), so the browser checks its time only when asked:
+    // an empty one is said next to the field, and nothing is sent.
+    var since = d.elt.getAttribute('data-action') === 'recover' && document.getElementById('recover-since');
+    if (since && !since.reportValidity()) return event.preventDefault();
     d.target.setAttribute('aria-busy', 'true');
     var loading = d.elt.closest('[data-loading]');
     if (loading && (loading === d.target || !d.target.hasChildNodes())) setStatus(statusBox(d.elt), 'loading', loading.getAttribute('data-loading'));

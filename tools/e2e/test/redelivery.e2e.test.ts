@@ -351,6 +351,13 @@ describe('the viewer (/ui) in Chromium', () => {
     const { page, close } = await signedIn(m);
     const panel = page.locator('#health-body [data-recover]');
     await panel.waitFor();
+    // No time chosen: the browser says so at the field, and nothing is sent.
+    const posts: string[] = [];
+    page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.url())));
+    await panel.getByRole('button', { name: 'Recover failed since…' }).click();
+    expect(await panel.getByLabel('Failed since').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+    expect(await panel.locator('.action-status').textContent()).toBe('');
+    expect(posts).toEqual([]);
     // datetime-local, in the browser's zone (UTC here).
     await panel.getByLabel('Failed since').fill(start.toISOString().slice(0, 19));
     await panel.getByRole('button', { name: 'Recover failed since…' }).click();
