@@ -69,6 +69,23 @@ describe('GET /ui/balances', () => {
     expect(json.json()).toEqual(BALANCES);
   });
 
+  it('says what can be withdrawn now, exactly (available + credit limit, at least 0), and why nothing can when available is below −credit limit', () => {
+    const body = balancesFragment({
+      balances: [
+        { currency: 'EUR', available: '-55.5', held: '0', incoming: '0', creditLimit: '20.25' },
+        { currency: 'USD', available: '1233567.000', held: '1000.50', incoming: '0', creditLimit: '999999999999999999.99999999' },
+        { currency: 'GBP', available: '-5', held: '0', incoming: '0', creditLimit: '10' },
+      ],
+    }).value;
+    expect(body).toContain('<dd data-field="withdrawable"><span class="amount">0.00</span> <span class="currency">EUR</span></dd>');
+    expect(body).toContain('<p class="available negative" data-field="available"><span class="amount">-55.50</span>');
+    expect(body).toMatch(/<article class="balance" data-currency="EUR">[^]*Withdraws in EUR are refused[^]*<\/article>/);
+    expect(body).toContain('<dd data-field="withdrawable"><span class="amount">1,000,000,000,001,233,566.99999999</span> <span class="currency">USD</span></dd>');
+    // Below zero but within the credit limit: withdraws still fit, so no warning.
+    expect(body).toContain('<dd data-field="withdrawable"><span class="amount">5</span> <span class="currency">GBP</span></dd>');
+    expect(body.match(/are refused/g)).toHaveLength(1);
+  });
+
   it('says so when there is no balance yet', () => {
     expect(balancesFragment({ balances: [] }).value).toContain('No balances yet.');
   });

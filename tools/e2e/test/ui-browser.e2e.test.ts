@@ -331,10 +331,11 @@ describe('GET /ui: filters and pages', () => {
     const { context, page } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await signIn(page, m1.apiToken);
     await listSettled(page);
-    // The filters start folded so the first screen shows transactions; one tap opens them.
+    // The filters start folded, so the transactions follow the balances at once; one tap opens them.
     expect(await page.getByLabel('Type').isVisible()).toBe(false);
     expect(await page.locator('table.transactions tbody tr').first().isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.locator('#list-title').evaluate((el) => el.scrollIntoView());
     await saveScreenshot(page, 'list-mobile.png', false);
     await page.getByText('Filters', { exact: true }).click();
     await applyFilters(page, () => page.getByLabel('Type').selectOption('deposit').then(() => undefined));

@@ -6,7 +6,7 @@
  */
 import type { Balance, BalanceList } from '@dw/contracts';
 import type { Assets } from '../assets';
-import { commonScale, money } from './format';
+import { commonScale, money, withdrawable } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 
@@ -14,12 +14,19 @@ export const statementHref = (currency?: string) => (currency ? `/ui/statement?c
 
 function card(b: Balance): SafeHtml {
   const [available, held, incoming, creditLimit] = commonScale([b.available, b.held, b.incoming, b.creditLimit]) as [string, string, string, string];
+  const canWithdraw = withdrawable(available, creditLimit);
+  // Below -creditLimit (history from before the ledger, a lowered limit): why withdraws are refused.
+  const blocked = /^0(\.0+)?$/.test(canWithdraw) && available.startsWith('-')
+    ? html`<p class="warning" data-field="blocked">Withdraws in ${b.currency} are refused until a deposit or an adjustment brings available above −credit limit.</p>`
+    : '';
   // data-statement lets /ui's script open the statement in place; without a script the href does it.
   return html`<article class="balance" data-currency="${b.currency}">
 <h3>${b.currency}</h3>
-<p class="available" data-field="available">${money(available, b.currency)}</p>
+<p class="available${available.startsWith('-') ? ' negative' : ''}" data-field="available">${money(available, b.currency)}</p>
 <p class="muted hint">available</p>
+${blocked}
 <dl class="fields balance-fields">
+<dt>Can withdraw</dt><dd data-field="withdrawable">${money(canWithdraw, b.currency)}</dd>
 <dt>Held</dt><dd data-field="held">${money(held, b.currency)}</dd>
 <dt>Incoming</dt><dd data-field="incoming">${money(incoming, b.currency)}</dd>
 <dt>Credit limit</dt><dd data-field="creditLimit">${money(creditLimit, b.currency)}</dd>

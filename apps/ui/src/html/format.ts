@@ -88,6 +88,21 @@ export function commonScale(decimals: string[]): string[] {
   return decimals.map((d, i) => (scale === 0 || !DECIMAL.test(d) ? d : `${d.split('.')[0]}.${(fractions[i] ?? '').padEnd(scale, '0')}`));
 }
 
+/**
+ * What a withdraw may take now, as the API judges it: available + credit limit, never below 0, in
+ * exact decimal arithmetic (BigInt at the pair's common scale, never a float). Both arguments are
+ * the API's decimal strings written to one scale (commonScale).
+ */
+export function withdrawable(available: string, creditLimit: string): string {
+  const scale = available.split('.')[1]?.length ?? 0;
+  const units = (d: string) => BigInt(d.replace('.', ''));
+  const sum = units(available) + units(creditLimit);
+  if (sum <= 0n) return scale === 0 ? '0' : `0.${'0'.repeat(scale)}`;
+  if (scale === 0) return sum.toString();
+  const digits = sum.toString().padStart(scale + 1, '0');
+  return `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}
+
 /** Amount exactly as transactions-svc gave it (a decimal string, never a float), digits grouped. */
 export function money(amount: string, currency: string): SafeHtml {
   return html`<span class="amount">${groupDigits(amount)}</span> <span class="currency">${currency}</span>`;
