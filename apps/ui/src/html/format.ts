@@ -16,8 +16,17 @@ export function badge(status: string): SafeHtml {
  * page's text after it ("Clear filters" shown backwards). <bdi> needs no style and no script.
  */
 export function isolate(text: string | number | null | undefined): SafeHtml {
-  return html`<bdi>${text}</bdi>`;
+  if (typeof text !== 'string' || !BIDI_CONTROL.test(text)) return html`<bdi>${text}</bdi>`;
+  // Shown, not obeyed: an orderId "rtl-\u202Egpj.exe" would read "rtl-exe.jpg" even inside <bdi>.
+  const parts = text.split(BIDI_CONTROL).map((part) =>
+    BIDI_CONTROL.test(part) ? html`<span class="bidi-mark" title="a text-direction control character">⟨U+${part.codePointAt(0)!.toString(16).toUpperCase()}⟩</span>` : part,
+  );
+  return html`<bdi>${parts}</bdi>`;
 }
+
+// Unicode's explicit embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): what can
+// turn letters around. The marks (U+200E, U+200F), which right-to-left text uses, are left as they are.
+const BIDI_CONTROL = /([\u202A-\u202E\u2066-\u2069])/;
 
 /**
  * Merchant-supplied text where no element can go (the <title>, where " · Deposit & Withdraw"
