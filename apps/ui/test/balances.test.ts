@@ -59,7 +59,8 @@ describe('GET /ui/balances', () => {
     expect(res.body).toContain('<dd data-field="held"><span class="amount">0.00000000</span> <span class="currency">BTC</span></dd>');
     expect(res.body).toContain('<dd data-field="creditLimit"><span class="amount">999,999,999,999,999,999.99999999</span>');
     expect(res.body).toContain('<dd data-field="incoming"><span class="amount">0.00012345</span> <span class="currency">BTC</span></dd>');
-    expect(res.body).toContain('<a href="/ui/statement?currency=USD" data-statement="USD">Statement</a>');
+    // Told apart by screen readers: "Statement of USD", not one more "Statement".
+    expect(res.body).toContain('<a href="/ui/statement?currency=USD" data-statement="USD">Statement<span class="visually-hidden"> of USD</span></a>');
     expect(t.upstream.calls.at(-1)!.url).toBe('/api/getBalance');
   });
 
@@ -105,7 +106,9 @@ describe('GET /ui/statement', () => {
     expect(res.body).toContain('<td data-label="Incoming" class="num" data-part="incoming"><span data-field="change"><span class="muted">0</span></span>\n<span class="after muted" data-field="after">0.000</span></td>');
     expect(res.body).toContain(HOSTILE_ESCAPED);
     expect(res.body).not.toContain(HOSTILE);
-    expect(res.body).toContain(`<a href="/ui/viewTransaction?id=${DETAIL.transaction.id}" data-tx="${DETAIL.transaction.id}">Transaction</a>`);
+    expect(res.body).toMatch(
+      new RegExp(`<a href="/ui/viewTransaction\\?id=${DETAIL.transaction.id}" data-tx="${DETAIL.transaction.id}">Transaction<span class="visually-hidden"> of the withdraw\\.hold entry of \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC</span></a>`),
+    );
     // The pager carries the next cursor and, in its trail, the first page's place.
     expect(res.body).toContain('hx-get="/ui/statement?currency=USD&amp;limit=2&amp;cursor=history-page-2" hx-target="#statement-table"');
   });

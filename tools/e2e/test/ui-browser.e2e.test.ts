@@ -754,7 +754,8 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
     const { context, page } = await newPage({ acceptDownloads: true });
     await signIn(page, m3.apiToken);
     await listSettled(page);
-    await page.locator('#balances-body [data-currency="USD"]').getByRole('link', { name: 'Statement' }).click();
+    // Each balance's link has a name of its own for screen readers, not one more "Statement".
+    await page.getByRole('link', { name: 'Statement of USD', exact: true }).click();
     await ledgerSettled(page, 'statement-table');
     expect(page.url()).toMatch(/#statement=USD$/);
     expect(await page.getByLabel('Currency').inputValue()).toBe('USD');

@@ -31,7 +31,7 @@ ${blocked}
 <dt>Incoming</dt><dd data-field="incoming">${money(incoming, b.currency)}</dd>
 <dt>Credit limit</dt><dd data-field="creditLimit">${money(creditLimit, b.currency)}</dd>
 </dl>
-<p><a href="${statementHref(b.currency)}" data-statement="${b.currency}">Statement</a></p>
+<p><a href="${statementHref(b.currency)}" data-statement="${b.currency}">Statement<span class="visually-hidden"> of ${b.currency}</span></a></p>
 </article>`;
 }
 

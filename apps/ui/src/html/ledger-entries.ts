@@ -5,7 +5,7 @@
  * one count of fraction digits).
  */
 import type { BalanceEntry } from '@dw/contracts';
-import { change, commonScale, groupDigits, isolate, timeCell } from './format';
+import { absoluteTime, change, commonScale, groupDigits, isolate, timeCell } from './format';
 import { html, type SafeHtml } from './html';
 
 const PARTS = [
@@ -23,7 +23,7 @@ function part(entry: BalanceEntry, key: (typeof PARTS)[number][0], label: string
 function about(entry: BalanceEntry, transactionLinks: boolean): SafeHtml {
   const tx = entry.transactionId;
   const link = tx === null ? '' : transactionLinks
-    ? html`<a href="/ui/viewTransaction?id=${tx}" data-tx="${tx}">Transaction</a>`
+    ? html`<a href="/ui/viewTransaction?id=${tx}" data-tx="${tx}">Transaction<span class="visually-hidden"> of the ${entry.kind} entry of ${absoluteTime(entry.createdAt)}</span></a>`
     : '';
   const reason = entry.reason === null ? '' : html`<span class="reason">${isolate(entry.reason)}</span>`;
   const reference = entry.reference === null ? '' : html` <span class="muted">ref <bdi>${entry.reference}</bdi></span>`;
