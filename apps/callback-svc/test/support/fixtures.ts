@@ -89,6 +89,20 @@ export async function deliveryOf(pool: Pool, eventId: string): Promise<DeliveryR
   return { status: d.rows[0]!.status, attemptCount: d.rows[0]!.attempt_count, attempts: a.rows };
 }
 
+/**
+ * The wait before each retry by the service's own clock: each attempt's recorded start minus the end
+ * of the one before (its start plus its duration). A retry is never early by this clock, so tests
+ * take their lower bounds from it. The receiver's arrival gaps are not a lower bound: a gap also
+ * holds the receiver's own lag in reading the earlier request, which on a loaded machine made a
+ * 300 ms wait read tens of ms short. They stay the upper bound: what the merchant saw.
+ */
+export function waitsBeforeRetries(attempts: DeliveryRow['attempts']): number[] {
+  return attempts.slice(1).map((a, i) => a.at.getTime() - (attempts[i]!.at.getTime() + attempts[i]!.durationMs));
+}
+
+/** The start (ms) and duration are each kept to the millisecond, so a wait may read up to 2 ms short. */
+export const RECORDED_MS = 2;
+
 /** Polls until `check` returns true (deliveries settle asynchronously). */
 export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000, stepMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
