@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dropTestDatabase } from '@dw/testing';
 import { Client, Pool } from 'pg';
-import { inTransaction } from '../src';
+import { inTransaction, rolledBack } from '../src';
 
 const SERVER = 'postgresql://postgres@127.0.0.1:5432';
 const name = `dw_postgres_lib_${randomBytes(4).toString('hex')}`;
@@ -68,5 +68,21 @@ describe('inTransaction', () => {
     } finally {
       process.off('uncaughtException', onUncaught);
     }
+  });
+});
+
+describe('rolledBack', () => {
+  it('returns what the work found, and keeps none of its writes', async () => {
+    const seen = await rolledBack(pool, async (client) => {
+      await client.query('INSERT INTO items VALUES (6)');
+      return (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM items')).rows[0]!.n;
+    });
+    expect(seen).toBe(3);
+    expect(await count()).toBe(2);
+  });
+
+  it('hands on the error of a write the database refused, and keeps nothing', async () => {
+    await expect(rolledBack(pool, (client) => client.query('INSERT INTO items VALUES (7), (1)'))).rejects.toMatchObject({ code: '23505' });
+    expect(await count()).toBe(2);
   });
 });

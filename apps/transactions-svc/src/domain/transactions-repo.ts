@@ -6,11 +6,11 @@ import { groupCommit } from '@dw/batching';
 import type { Transaction, TransactionStatusName, TransactionTypeName } from '@dw/contracts';
 import { withSpan } from '@dw/telemetry';
 import type pg from 'pg';
-import { query, sql, type Sql } from '@dw/db';
+import { query, rolledBack, sql, type Sql } from '@dw/db';
 import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
-import { isCurrencyCap, MAX_CURRENCIES_PER_MERCHANT } from './currency-cap';
+import { isCurrencyCap } from './currency-cap';
 import { ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
@@ -169,10 +169,10 @@ async function createOrRefuse(db: pg.Pool, t: NewTransaction): Promise<CreateOut
     if (t.type !== 'withdraw') throw new Error('orderId conflict reported but no row found');
 
     const funds = await fundsFor(db, t);
-    // One more currency is refused as such (400 naming it), as a deposit in it is, not as a lack
-    // of funds that could never arrive: no deposit in it would be taken.
-    if (funds.at_cap) return { kind: 'currency_limit' };
     if (!funds.fits) {
+      // One more currency is refused as such (400 naming it), as a deposit in it is, not as a lack
+      // of funds that could never arrive: no deposit in it would be taken.
+      if (!funds.has_row && !(await currencyWouldBeTaken(db, t))) return { kind: 'currency_limit' };
       withdrawsRefused.inc({ reason: 'insufficient_funds' });
       return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
     }
@@ -199,22 +199,34 @@ async function storedWithOrderId(db: pg.Pool, t: NewTransaction): Promise<{ tx: 
   return row;
 }
 
-/** What the withdraw's balance may spend now (without a row: the merchant's default credit limit). */
 /**
- * What a withdraw left out of its batch may take, whether its currency has a balance row yet, and,
- * when it has none, whether the merchant already holds the most currencies it may (read through the
- * primary key, at most MAX_CURRENCIES_PER_MERCHANT rows, on this refusal path only).
+ * What a withdraw left out of its batch may take (without a balance row: the merchant's default
+ * credit limit), and whether its currency has a balance row yet.
  */
-async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean; at_cap: boolean }> {
-  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean; at_cap: boolean }>(db, sql`
-    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row,
-           NOT s.has_row AND (SELECT count(*) FROM (SELECT 1 FROM balances WHERE merchant_id = ${t.merchantId}::uuid
-                                                      LIMIT ${MAX_CURRENCIES_PER_MERCHANT}) held) >= ${MAX_CURRENCIES_PER_MERCHANT} AS at_cap
+async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean }> {
+  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean }>(db, sql`
+    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row
     FROM (SELECT coalesce(b.available + b.credit_limit, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
             FROM merchants m LEFT JOIN balances b ON b.merchant_id = m.id AND b.currency = ${t.currency}
            WHERE m.id = ${t.merchantId}::uuid) s`);
   if (!row) throw new Error(`merchant ${t.merchantId} not found`);
   return row;
+}
+
+/**
+ * Whether the merchant may use one more currency, asked of the rule itself (the cap's trigger,
+ * currency-cap.ts) rather than counted again here: the balance row is inserted and the transaction
+ * rolled back whatever the answer, so a refused withdraw writes nothing. Only a withdraw about to be
+ * refused in a currency the merchant has no row in comes here.
+ */
+async function currencyWouldBeTaken(db: pg.Pool, t: NewTransaction): Promise<boolean> {
+  try {
+    await rolledBack(db, (client) => ensureBalanceRow(client, t.merchantId, t.currency));
+    return true;
+  } catch (error) {
+    if (isCurrencyCap(error)) return false;
+    throw error;
+  }
 }
 
 export type ChangeOutcome =

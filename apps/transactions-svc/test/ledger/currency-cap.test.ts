@@ -61,6 +61,20 @@ describe(`a merchant's currencies, at most ${MAX_CURRENCIES_PER_MERCHANT}`, () =
     expect((await ledger.create(m, 'withdraw', '1.00', 'K00002')).statusCode).toBe(creditLimit === '0' ? 422 : 201);
   });
 
+  it('one below the cap, refuses a withdraw beyond its funds in a new currency with 422, and asking the cap leaves no balance row', async () => {
+    const m = await ledger.merchant('0');
+    await holdCurrencies(m, MAX_CURRENCIES_PER_MERCHANT - 1);
+    const before = await rowCounts(svc.db);
+    const refused = await ledger.create(m, 'withdraw', '1.00', 'ONEMORE');
+    expect(refused.statusCode).toBe(422);
+    expect(problemOf(refused).code).toBe('insufficient_funds');
+    expect(await rowCounts(svc.db)).toEqual(before);
+    expect(await currencies(m)).toBe(MAX_CURRENCIES_PER_MERCHANT - 1);
+    // The currency is still free to take: a deposit in it is the last one admitted.
+    expect((await ledger.create(m, 'deposit', '1.00', 'ONEMORE')).statusCode).toBe(201);
+    expect(await currencies(m)).toBe(MAX_CURRENCIES_PER_MERCHANT);
+  });
+
   it('admits exactly the currencies left when many first uses come at once, and refuses none of another merchant’s creates beside them', async () => {
     const m = await ledger.merchant();
     const other = await ledger.merchant();
