@@ -11,6 +11,11 @@ import { query, raw, sql } from '@dw/db';
 
 const EXAMPLES = 20;
 const change = (account: string) => raw(`ledger_change(e.debit_account, e.credit_account, e.amount, '${account}')`);
+/** A balance's three figures, as text, from the row `alias`, with one more figure that says where they stand. */
+const figures = (alias: string, name: 'entries' | 'seq', column: string) =>
+  raw(`json_build_object('available', ${alias}.available::text, 'held', ${alias}.held::text, 'incoming', ${alias}.incoming::text, '${name}', ${column}::text)`);
+/** The stored balance row `b`, as both checks report it. */
+const stored = figures('b', 'entries', 'b.entry_count');
 
 export interface VerifyReport {
   ok: boolean;
@@ -25,8 +30,8 @@ export interface VerifyReport {
 export async function verifyLedger(db: pg.Pool): Promise<VerifyReport> {
   const balances = await query<object>(db, sql`
     SELECT coalesce(b.merchant_id, s.merchant_id) AS "merchantId", coalesce(b.currency, s.currency) AS currency,
-           json_build_object('available', b.available::text, 'held', b.held::text, 'incoming', b.incoming::text, 'entries', b.entry_count::text) AS stored,
-           json_build_object('available', s.available::text, 'held', s.held::text, 'incoming', s.incoming::text, 'entries', s.entries::text) AS "fromEntries"
+           ${stored} AS stored,
+           ${figures('s', 'entries', 's.entries')} AS "fromEntries"
       FROM balances b
       FULL JOIN (SELECT e.merchant_id, e.currency, sum(${change('available')}) AS available, sum(${change('held')}) AS held,
                         sum(${change('incoming')}) AS incoming, count(*) AS entries, max(e.balance_seq) AS last_seq
@@ -86,9 +91,9 @@ export interface BalanceCheck {
 export async function balancesDifferingFromLastEntry(db: pg.Pool): Promise<BalanceCheck> {
   const rows = await query<BalanceCheck['examples'][number] & { differing: number }>(db, sql`
     SELECT count(*) OVER ()::int AS differing, b.merchant_id AS "merchantId", b.currency,
-           json_build_object('available', b.available::text, 'held', b.held::text, 'incoming', b.incoming::text, 'entries', b.entry_count::text) AS stored,
+           ${stored} AS stored,
            CASE WHEN e.merchant_id IS NOT NULL
-                THEN json_build_object('available', e.available::text, 'held', e.held::text, 'incoming', e.incoming::text, 'seq', e.balance_seq::text) END AS "newestEntry"
+                THEN ${figures('e', 'seq', 'e.balance_seq')} END AS "newestEntry"
       FROM balances b
       LEFT JOIN ledger_entries e ON e.merchant_id = b.merchant_id AND e.currency = b.currency AND e.balance_seq = b.entry_count
      WHERE b.entry_count > 0

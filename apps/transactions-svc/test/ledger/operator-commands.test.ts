@@ -164,7 +164,14 @@ describe('ledger verify', () => {
     expect(bad.code).toBe(1);
     const report = oneJsonLine(bad.stdout);
     expect(report.ok).toBe(false);
-    expect(report.differences.balances).toEqual([expect.objectContaining({ merchantId: m, currency: 'USD' })]);
+    expect(report.differences.balances).toEqual([
+      {
+        merchantId: m,
+        currency: 'USD',
+        stored: { available: '41', held: '0', incoming: '0', entries: '4' },
+        fromEntries: { available: '40', held: '0', incoming: '0', entries: '4' },
+      },
+    ]);
     await svc.pool.query("UPDATE balances SET available = available - 1 WHERE merchant_id = $1", [m]);
   });
 
