@@ -32,6 +32,8 @@ const CSV_IS_FOR_LISTS = () =>
 /**
  * `id` asks for one transaction; the list's parameters beside it would be dropped in silence
  * (`?id=…&type=withdraw` answered a deposit), so each one given is named, as an unknown one is.
+ * The names are read from the URL, not from request.query: by the handler, validation has given
+ * `limit` its default there, and a limit the merchant never sent must not be named.
  */
 function listParametersBesideId(url: string): ApiError | undefined {
   const names = [...new URLSearchParams(url.slice(url.indexOf('?') + 1)).keys()].filter((name) => name !== 'id');
