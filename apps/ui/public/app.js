@@ -3,7 +3,7 @@
 // (app-page.ts) and of the fragments say. This file does only what htmx does not:
 // - the API token: kept in this tab's sessionStorage, added as the serviceApiToken header to every
 //   htmx request (htmx:configRequest), never put in a URL, a cookie or the console; a 401 forgets it;
-// - errors: the gateway answers problem+json, the ui an HTML fragment; both go to the view's status box;
+// - errors: every error is problem+json (the gateway's and the ui's alike); it goes to the view's status box;
 // - what an action's answer means (Redeliver, Recover, a CSV file to save);
 // - which view shows (#tx=<id>, #statement=<currency>).
 // It inserts only fragments the ui rendered and never builds markup from strings.
@@ -97,17 +97,14 @@
     return [detail].concat(fields).filter(Boolean).join(' ') || null;
   }
 
-  /** A failed answer: the ui's HTML error fragment as it is, else a sentence from the problem+json. */
+  /** A failed answer as a sentence from its problem+json, with the request ID to quote to support. */
   function failure(xhr) {
-    if (/^text\/html/.test(xhr.getResponseHeader('Content-Type'))) {
-      var fragment = new DOMParser().parseFromString(xhr.responseText, 'text/html').body.firstElementChild;
-      if (fragment) return document.adoptNode(fragment);
-    }
     if (xhr.status === 429) return 'Too many requests. Wait ' + (xhr.getResponseHeader('Retry-After') || 'a few') + ' seconds, then retry.';
     if (xhr.status === 503) return 'The service is unavailable right now. Retry in a moment.';
     var problem = null;
     try { problem = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
-    return (problemText(problem) || 'Something went wrong') + ' (HTTP ' + xhr.status + ')';
+    var requestId = xhr.getResponseHeader('x-request-id');
+    return (problemText(problem) || 'Something went wrong') + ' (HTTP ' + xhr.status + (requestId ? ', request ID ' + requestId : '') + ')';
   }
 
   /** The same request once more (the Retry button). */

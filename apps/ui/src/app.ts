@@ -23,7 +23,7 @@ export function buildApp({ logger, transactions, internalAuth, assets = loadAsse
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);
-  // Its own encapsulated scope, so the merchant hook and HTML error pages apply to these alone.
+  // Its own encapsulated scope, so the merchant hook applies to these alone.
   app.register(async (scope) => {
     viewTransactionRoutes(scope, transactions, assets, internalAuth);
     endpointHealthRoutes(scope, transactions, assets);

@@ -119,9 +119,9 @@ describe('GET /ui/statement', () => {
     expect(res.json().errors[0].path).toContain('currency');
   });
 
-  it('answers 406 to Accept: text/csv: the statement’s CSV is GET /api/getBalanceHistory', async () => {
+  it('answers 400 to Accept: text/csv: the statement’s CSV is GET /api/getBalanceHistory', async () => {
     const res = await get('/ui/statement', { accept: 'text/csv' });
-    expect(res.statusCode).toBe(406);
+    expect(res.statusCode).toBe(400);
     expect(res.body).toContain('/api/getBalanceHistory');
   });
 

@@ -68,12 +68,11 @@ describe('x-ui-fragment: the same templates as the no-script pages', () => {
     expect(list).toContain(`<a href="/ui/viewTransaction?id=${DEPOSIT.id}" data-tx="${DEPOSIT.id}" title="Open transaction ${DEPOSIT.id}"><bdi>${HOSTILE_ESCAPED}</bdi></a>`);
   });
 
-  it('answers an error as a fragment with the problem’s facts', async () => {
+  it('answers an error to a fragment request as problem+json, as every error is (the page’s script words it)', async () => {
     const res = await get('/ui/viewTransaction?id=11111111-2222-4333-8444-555555555555', true);
     expect(res.statusCode).toBe(404);
-    expect(res.body).toMatch(/^<div data-fragment="error" data-status="404">/);
-    expect(res.body).toContain('No transaction with this id.');
-    expect(res.body).not.toMatch(/<html/i);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.json()).toMatchObject({ status: 404, code: 'not_found', detail: 'No transaction with this id.' });
   });
 
   it('says whether an empty list is filtered', async () => {

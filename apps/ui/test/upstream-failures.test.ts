@@ -25,10 +25,11 @@ describe('when transactions-svc is down', () => {
     expect(res.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
   });
 
-  it('answers an HTML request with a 503 page', async () => {
+  it('answers an HTML request with the same 503 problem+json', async () => {
     const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers: { ...headers, accept: 'text/html' } });
     expect(res.statusCode).toBe(503);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
   });
 
   it('is not ready (/readyz 503) but alive (/healthz 200)', async () => {

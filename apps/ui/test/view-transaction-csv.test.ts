@@ -54,12 +54,12 @@ describe('GET /ui/viewTransaction as CSV', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
-  it('answers one transaction (id) asked for as CSV with 406 problem+json naming id: CSV is for lists', async () => {
+  it('answers one transaction (id) asked for as CSV with 400 problem+json naming id: CSV is for lists', async () => {
     const res = await csv(`?id=${EXPORT_ROWS[0]!.transaction.id}`);
-    expect(res.statusCode).toBe(406);
+    expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toMatchObject({
-      status: 406,
+      status: 400,
       code: 'validation_failed',
       detail: 'CSV is for lists; drop id or ask for application/json.',
       errors: [{ path: 'querystring:/id', message: expect.stringContaining('CSV is for lists') }],

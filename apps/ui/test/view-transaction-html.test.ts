@@ -89,22 +89,20 @@ describe('GET /ui/viewTransaction as HTML: one transaction', () => {
     expectNoActiveContent(body);
   });
 
-  it('renders a 404 from transactions-svc as an HTML page with the same status', async () => {
+  it('passes a 404 from transactions-svc on as problem+json, though the request asked for HTML (every error is problem+json)', async () => {
     const res = await page('?id=11111111-2222-4333-8444-555555555555', { 'x-request-id': 'req-html-404' });
     expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toBe(EXPECTED_CSP);
-    expect(res.body).toContain('No transaction with this id.');
-    expect(res.body).toContain('req-html-404');
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.json()).toMatchObject({ status: 404, code: 'not_found', detail: 'No transaction with this id.', requestId: 'req-html-404' });
   });
 
-  it('renders its own 400 and 401 as HTML pages too', async () => {
+  it('answers its own 400 and 401 to an HTML request as problem+json too', async () => {
     const bad = await page('?limit=0');
     expect(bad.statusCode).toBe(400);
-    expect(bad.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(bad.body).toContain('limit');
+    expect(bad.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(bad.json().errors).toEqual([expect.objectContaining({ path: 'querystring:/limit' })]);
     const anonymous = await t.ui.inject({ method: 'GET', url: '/ui/viewTransaction', headers: { accept: 'text/html' } });
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(anonymous.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   });
 });

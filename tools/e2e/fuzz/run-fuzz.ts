@@ -67,9 +67,6 @@ export function checkResponse(req: FuzzRequest, res: FuzzResponse): string | und
   if (res.status >= 500) return `answered ${res.status}`;
   if (res.status < 400) return undefined;
   const type = res.headers['content-type'] ?? '';
-  // The viewer answers a browser (Accept: text/html) with an HTML error page (docs/ui.md).
-  const wantsHtml = req.label.startsWith('viewTransaction') && /text\/(html|\*)/i.test(req.headers.accept ?? '');
-  if (wantsHtml && type.startsWith('text/html')) return undefined;
   if (!type.startsWith('application/problem+json')) return `${res.status} with content-type ${JSON.stringify(type)}`;
   if (req.method === 'HEAD') return undefined; // no body to read
   let problem: { status?: unknown; code?: unknown; requestId?: unknown; errors?: unknown };

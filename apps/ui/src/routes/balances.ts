@@ -15,13 +15,17 @@ import { renderStatementPage, statementControls, statementFragment } from '../ht
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 
-/** 406 rather than JSON in place of the CSV asked for: the statement's CSV has its own address. */
+/**
+ * 400 rather than JSON in place of the CSV asked for: the statement's CSV has its own address. Not
+ * 406: the contract's errors (docs/api.md#errors) give validation_failed the status 400, and this
+ * is a request to fix, with the part to fix named.
+ */
 const CSV_ELSEWHERE = () =>
-  new ApiError(406, 'validation_failed', 'The statement as CSV is GET /api/getBalanceHistory with Accept: text/csv.', [
+  new ApiError(400, 'validation_failed', 'The statement as CSV is GET /api/getBalanceHistory with Accept: text/csv.', [
     { path: 'headers:/accept', message: 'must not ask for text/csv here: use GET /api/getBalanceHistory' },
   ]);
 
-/** Registered in the scope of viewTransactionRoutes, whose hooks (merchant, no-store, HTML errors) apply. */
+/** Registered in the scope of viewTransactionRoutes, whose hooks (merchant, no-store) apply. */
 export function balanceRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
   app.get('/ui/balances', async (request, reply) => {
     const result = await client.balances({ merchantId: request.merchantId, requestId: String(request.id) });

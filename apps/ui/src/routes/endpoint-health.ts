@@ -8,7 +8,7 @@ import { healthFragment, renderHealthPage } from '../html/health-page';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient } from '../transactions-client';
 
-/** Registered in the scope of viewTransactionRoutes, whose hooks (merchant, no-store, HTML errors) apply. */
+/** Registered in the scope of viewTransactionRoutes, whose hooks (merchant, no-store) apply. */
 export function endpointHealthRoutes(app: FastifyInstance, client: TransactionsClient, assets: Assets): void {
   app.get('/ui/endpointHealth', async (request, reply) => {
     const result = await client.health({ merchantId: request.merchantId, requestId: String(request.id) });

@@ -13,7 +13,6 @@ import { listControls, listFragment, renderListPage } from '../html/list-page';
 import { HEADER_UI_TRAIL, readTrail } from '../html/pager';
 import { sendHtml } from '../security-headers';
 import type { TransactionsClient, UpstreamResult } from '../transactions-client';
-import { htmlProblems } from './html-problems';
 import { ApiError, negotiate, pointerToken, requireMerchant, validationFailed, type InternalAuth } from '@dw/http-kit';
 
 // Merchant data: never stored by a browser or a shared cache, and it differs by Accept.
@@ -21,11 +20,12 @@ const NO_STORE = 'no-store';
 
 /**
  * The export is a list (every matching transaction); one transaction has no CSV of its own.
- * 406 rather than JSON in place of the CSV asked for. the error codes (docs/api.md#errors) have none of their own for 406: the
- * offending part is the query's id, so it is named as a field, as validation_failed promises.
+ * 400 rather than JSON in place of the CSV asked for; not 406, as the contract's errors
+ * (docs/api.md#errors) give validation_failed the status 400. The offending part is the query's id,
+ * so it is named as a field, as validation_failed promises.
  */
 const CSV_IS_FOR_LISTS = () =>
-  new ApiError(406, 'validation_failed', 'CSV is for lists; drop id or ask for application/json.', [
+  new ApiError(400, 'validation_failed', 'CSV is for lists; drop id or ask for application/json.', [
     { path: 'querystring:/id', message: 'must be absent with Accept: text/csv (CSV is for lists)' },
   ]);
 
@@ -58,7 +58,6 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
     reply.headers({ vary: `Accept, x-ui-fragment, ${HEADER_UI_TRAIL}`, 'cache-control': NO_STORE });
   });
   requireMerchant(app, auth);
-  htmlProblems(app, assets);
 
   app.get<{ Querystring: ViewTransactionQuery }>(
     '/ui/viewTransaction',
