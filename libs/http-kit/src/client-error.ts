@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
 import type { FieldError } from './errors';
 import { problemBody } from './problem';
+import { SANE_REQUEST_ID } from './request-id';
 
 export interface Refusal {
   status: number;
@@ -23,7 +24,8 @@ function refusalFor(err: NodeJS.ErrnoException): Refusal {
     return { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request headers exceed 16 KiB.', path: 'headers' };
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, reason: 'Request Timeout', code: 'validation_failed', detail: 'The request took too long to arrive.', path: 'request' };
+    // Not 408: the contract's errors give validation_failed the status 400, as for 431 above.
+    return { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request took too long to arrive.', path: 'request' };
   }
   return {
     status: 400,
@@ -48,15 +50,32 @@ export function rawProblemResponse(
     `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     `${HEADER_REQUEST_ID}: ${requestId}\r\n` +
+    'Cache-Control: no-store\r\n' +
     extra +
     'Connection: close\r\n\r\n' +
     body
   );
 }
 
-export function problemClientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+/**
+ * The client's x-request-id, read from the bytes the parser refused (Node hands them over as
+ * `rawPacket`), when it sent a sane one before the fault: echoed as on every other answer.
+ */
+export function sentRequestId(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const head = rawPacket.toString('latin1');
+  const end = head.indexOf('\r\n\r\n');
+  const lines = (end === -1 ? head : head.slice(0, end)).split('\r\n').slice(1);
+  const sent = lines.filter((line) => line.slice(0, line.indexOf(':')).toLowerCase() === HEADER_REQUEST_ID);
+  if (sent.length !== 1) return undefined;
+  const value = sent[0]!.slice(sent[0]!.indexOf(':') + 1).trim();
+  return SANE_REQUEST_ID.test(value) ? value : undefined;
+}
+
+export function problemClientErrorHandler(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const refusal = refusalFor(err);
-  if (socket.writable) socket.write(rawProblemResponse(refusal, randomUUID(), [{ path: refusal.path, message: refusal.detail }]));
+  const requestId = sentRequestId(err.rawPacket) ?? randomUUID();
+  if (socket.writable) socket.write(rawProblemResponse(refusal, requestId, [{ path: refusal.path, message: refusal.detail }]));
   socket.destroy();
 }

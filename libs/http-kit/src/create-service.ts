@@ -95,7 +95,9 @@ export function createService(opts: ServiceOptions): FastifyInstance {
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: 1_000,
     },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing skips every hook: a body of its own shape, no problem+json, no
+    // request id. The onRequest hook below answers it instead, once `closing` is set.
+    return503OnClosing: false,
     trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     routerOptions: { maxParamLength: 200 },
@@ -108,8 +110,17 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   useStrictJsonParser(app);
   registerProblemHandling(app, opts.mapError);
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HEADER_REQUEST_ID, request.id);
+    if (closing) {
+      // A request that arrives while the process shuts down (SIGTERM) on a connection still open.
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 503, 'service_unavailable', 'This instance is shutting down; retry (creates are idempotent).');
+    }
     const host = hostHeaderFault(request.raw);
     if (host !== undefined) {
       reply.header('connection', 'close');

@@ -32,8 +32,10 @@ export function sendProblem(
   detail: string,
   errors?: FieldError[],
 ): FastifyReply {
+  // An error is true of this request only: no cache may keep it (docs/api.md#errors).
   return reply
     .code(status)
     .type(PROBLEM_CONTENT_TYPE)
+    .header('cache-control', 'no-store')
     .send(JSON.stringify(problemBody(String(request.id), status, code, detail, errors)));
 }

@@ -244,22 +244,18 @@ describe('the shared service shell', () => {
     it.each([
       ['to a path', 'CONNECT /things HTTP/1.1\r\nhost: x\r\nx-request-id: conn-1\r\n\r\n', 'conn-1'],
       ['to an authority, with a body-like tail', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n', undefined],
-    ])('%s is answered 405 problem+json with the request id, then closed', async (_name, head, sentId) => {
+    ])('%s is answered 404 problem+json with the request id, then closed', async (_name, head, sentId) => {
       const answer = await exchange(head);
       const [headText, body] = answer.split('\r\n\r\n');
-      expect(headText).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+      expect(headText).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
       const headers = Object.fromEntries(headText!.split('\r\n').slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       expect(headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(headers.connection).toBe('close');
       expect(Number(headers['content-length'])).toBe(Buffer.byteLength(body!, 'latin1'));
       const requestId = headers['x-request-id'];
       expect(requestId).toEqual(sentId ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
-      expect(JSON.parse(body!)).toMatchObject({ status: 405, code: 'not_found', requestId, detail: expect.stringContaining('CONNECT') });
-    });
-
-    it('names in Allow the methods the path does answer', async () => {
-      const answer = await exchange('CONNECT /things HTTP/1.1\r\nhost: x\r\n\r\n');
-      expect(answer).toMatch(/\r\nAllow: POST\r\n/);
+      expect(JSON.parse(body!)).toMatchObject({ status: 404, code: 'not_found', requestId, detail: expect.stringContaining('CONNECT') });
+      expect(headers['cache-control']).toBe('no-store');
     });
   });
 
@@ -291,18 +287,81 @@ describe('the shared service shell', () => {
       }
     }
 
-    it('is answered 408 problem+json and closed within a second of the limit when its body trickles in', async () => {
+    it('is answered 400 problem+json and closed within a second of the limit when its body trickles in', async () => {
       const { answer, closedAfterMs } = await trickle('POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"n":"', 'x');
-      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toContain('The request took too long to arrive.');
       expect(answer).toContain('application/problem+json');
       expect(closedAfterMs).toBeGreaterThanOrEqual(LIMIT_MS - 100);
       expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
     });
 
-    it('is answered 408 and closed when its headers trickle in', async () => {
+    it('is answered 400 and closed when its headers trickle in', async () => {
       const { answer, closedAfterMs } = await trickle('GET /healthz HTTP/1.1\r\nhost: x\r\n', 'x-a: b\r\n');
-      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
+    });
+  });
+
+  describe('a request the HTTP parser refuses', () => {
+    it.each([
+      ['sent before the fault', 'GET /healthz HTTP/1.1\r\nhost: x\r\nx-request-id: parse-1\r\nx-a: a\x01b\r\n\r\n', 'parse-1'],
+      ['not sane', 'GET /healthz HTTP/1.1\r\nhost: x\r\nx-request-id: has space\r\nx-a: a\x01b\r\n\r\n', undefined],
+      ['sent twice', 'GET /healthz HTTP/1.1\r\nx-request-id: a-1\r\nx-request-id: a-2\r\nx-a: a\x01b\r\n\r\n', undefined],
+    ])('is answered 400 problem+json, no-store, echoing an x-request-id %s only when it is one sane id', async (_name, head, echoed) => {
+      const answer = await exchange(head);
+      const [headText, body] = answer.split('\r\n\r\n');
+      expect(headText).toMatch(/^HTTP\/1\.1 400 /);
+      expect(headText).toMatch(/\r\nCache-Control: no-store\r\n/);
+      const requestId = /\r\nx-request-id: ([^\r]*)/i.exec(headText!)![1];
+      expect(requestId).toEqual(echoed ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
+      expect(JSON.parse(body!)).toMatchObject({ status: 400, code: 'validation_failed', requestId });
+    });
+  });
+
+  it('marks every problem Cache-Control: no-store (a 404 of no route, a 409)', async () => {
+    for (const url of ['/nowhere', '/conflict']) {
+      const res = await app().inject({ method: 'GET', url });
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  describe('while the service closes (SIGTERM)', () => {
+    it('answers a request arriving on a connection still open with 503 problem+json and the request id, and lets the one in flight finish', async () => {
+      const a = createService({ logger: pino({ level: 'silent' }), readiness: {} });
+      let started!: () => void;
+      const inFlight = new Promise<void>((resolve) => (started = resolve));
+      let finish!: () => void;
+      a.get('/slow', async () => {
+        started();
+        await new Promise<void>((resolve) => (finish = resolve));
+        return { done: true };
+      });
+      a.get('/fast', async () => ({ fast: true }));
+      await a.listen({ port: 0, host: '127.0.0.1' });
+      const socket = net.connect((a.server.address() as AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('latin1').on('data', (c: string) => (answer += c));
+      socket.on('error', () => undefined);
+      const socketClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write('GET /slow HTTP/1.1\r\nhost: x\r\n\r\n');
+      await inFlight;
+      const closed = a.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.write('GET /fast HTTP/1.1\r\nhost: x\r\nx-request-id: late-1\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      finish();
+      await closed;
+      await socketClosed;
+      const [first, second] = answer.split(/(?=HTTP\/1\.1 )/);
+      expect(first).toMatch(/^HTTP\/1\.1 200 /);
+      expect(first).toContain('{"done":true}');
+      expect(second).toMatch(/^HTTP\/1\.1 503 /);
+      expect(second).toMatch(/\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/i);
+      expect(second).toMatch(/\r\nx-request-id: late-1\r\n/i);
+      expect(second).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 503, code: 'service_unavailable', requestId: 'late-1' });
     });
   });
 });

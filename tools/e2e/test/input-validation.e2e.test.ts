@@ -313,13 +313,13 @@ describe('connection-level headers a client may send', () => {
     }
   });
 
-  it('answers a body that trickles in for over 30 s with 408 problem+json and closes the connection', async () => {
+  it('answers a body that trickles in for over 30 s with 400 problem+json and closes the connection', async () => {
     const start = `POST /api/createDeposit HTTP/1.1\r\nhost: x\r\nserviceApiToken: ${m.apiToken}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n{"amount":"1.00",`;
     const connection = rawConnection(start, ' ');
     try {
       const closedAfterMs = await connection.closedWithin(40_000);
       const res = await connection.answer;
-      expect(res.status).toBe(408);
+      expect(res.status).toBe(400);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(closedAfterMs).toBeGreaterThanOrEqual(29_000);
       expect(closedAfterMs).toBeLessThan(33_000);
@@ -403,17 +403,17 @@ describe('CONNECT', () => {
   it.each([
     ['to a path', 'CONNECT /api/createDeposit HTTP/1.1', 'connect-e2e-1'],
     ['to an authority', 'CONNECT example.com:443 HTTP/1.1', undefined],
-  ])('%s is answered 405 problem+json with the request id, and the connection closes', async (_name, line, requestId) => {
+  ])('%s is answered 404 problem+json with the request id, and the connection closes', async (_name, line, requestId) => {
     const { host } = new URL(stack.gateway);
     const head = [line, `host: ${host}`, `serviceApiToken: ${m.apiToken}`, ...(requestId ? [`x-request-id: ${requestId}`] : []), '', ''].join('\r\n');
     const connection = rawConnection(head);
     try {
       const res = await connection.answer;
       expect(await connection.closedWithin(3_000)).toBeLessThan(3_000);
-      expect(res.status).toBe(405);
+      expect(res.status).toBe(404);
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(res.headers['x-request-id']).toEqual(requestId ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
-      expect(JSON.parse(res.body)).toMatchObject({ status: 405, code: 'not_found', requestId: res.headers['x-request-id'] });
+      expect(JSON.parse(res.body)).toMatchObject({ status: 404, code: 'not_found', requestId: res.headers['x-request-id'] });
     } finally {
       connection.end();
     }
