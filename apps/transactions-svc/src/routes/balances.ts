@@ -16,6 +16,7 @@ import { BadCursorError } from '../domain/cursor';
 import type { ExportSlots } from '../domain/export-slots';
 import { statementCsv, STATEMENT_CSV_CONTENT_TYPE } from '../domain/statement-csv';
 import { holdDownloadSlot } from './download-slot';
+import { refuseEmptyWindow } from './time-range';
 
 const badCursor = () => validationFailed([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
 
@@ -30,6 +31,7 @@ export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db
     { schema: { querystring: BalanceHistoryQuery, response: { 200: BalanceHistoryPage, '4xx': Problem } } },
     async (request, reply) => {
       const { merchantId, query } = request;
+      refuseEmptyWindow(query);
       try {
         if (negotiate(request.headers.accept) !== 'csv') return await balanceHistory(db, merchantId, query);
         holdDownloadSlot(downloads.slots, merchantId, reply);

@@ -18,6 +18,7 @@ import type pg from 'pg';
 import type { ExportSlots } from '../domain/export-slots';
 import { countUpToLimit, ExportTooLargeError, exportRows } from '../domain/transaction-export';
 import { holdDownloadSlot } from './download-slot';
+import { refuseEmptyWindow } from './time-range';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -43,6 +44,7 @@ export function exportTransactionRoutes(app: FastifyInstance, settings: ExportSe
     { schema: { querystring: ViewTransactionQuery, response: { '4xx': Problem } } },
     async (request, reply) => {
       const { merchantId, query } = request;
+      refuseEmptyWindow(query);
       holdDownloadSlot(slots, merchantId, reply);
       const { count, asOf } = await countUpToLimit(db, merchantId, query);
       if (count > EXPORT_MAX_ROWS) {

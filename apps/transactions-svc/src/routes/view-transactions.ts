@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type pg from 'pg';
 import { BadCursorError, listTransactions, transactionDetail } from '../domain/transaction-queries';
+import { refuseEmptyWindow } from './time-range';
 
 /** Characters of a page written between turns of the event loop. */
 const SLICE = 64 * 1024;
@@ -37,6 +38,7 @@ export function viewTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
     '/api/transactions',
     { schema: { querystring: ViewTransactionQuery, response: { 200: TransactionPage, '4xx': Problem } } },
     async (request, reply) => {
+      refuseEmptyWindow(request.query);
       try {
         const page = await listTransactions(db, request.merchantId, request.query);
         return reply.type('application/json; charset=utf-8').send(Readable.from(pageInSlices(page)));

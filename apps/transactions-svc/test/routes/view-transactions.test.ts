@@ -105,6 +105,22 @@ describe('GET /api/transactions (the list behind /ui/viewTransaction)', () => {
   );
 });
 
+describe('a [from, to) window nothing can fall in', () => {
+  it.each([
+    ['the list', '/api/transactions'],
+    ['the export', '/api/transactions/export'],
+    ['the statement', '/api/getBalanceHistory'],
+  ])('is refused on %s with 400 naming to, when to is not later than from (offsets compared as instants)', async (_name, url) => {
+    for (const window of ['from=2027-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'from=2026-01-01T01:00:00%2B01:00&to=2026-01-01T00:00:00Z']) {
+      const res = await svc.as(svc.merchantA, { method: 'GET', url: `${url}?${window}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: 'querystring:/to', message: 'must be later than from' }] });
+    }
+    const later = await svc.as(svc.merchantA, { method: 'GET', url: `${url}?from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00.001Z` });
+    expect(later.statusCode).toBe(200);
+  });
+});
+
 describe('GET /api/transactions/{id}', () => {
   it('answers the transaction with its events in sequence order and their deliveries', async () => {
     const tx = await create(svc.merchantA);
