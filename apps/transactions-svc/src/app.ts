@@ -1,6 +1,6 @@
 /** Builds the transactions-svc Fastify instance; main.ts starts it, tests inject into it. */
 import type { TransactionsConfig } from '@dw/config';
-import { createService, InternalAuth, requireInternalCaller, requireMerchant, type ListenerSettings } from '@dw/http-kit';
+import { BEHIND_GATEWAY_MAX_HEADER_BYTES, createService, InternalAuth, requireInternalCaller, requireMerchant, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { mapDatabaseError } from './db-errors';
@@ -33,6 +33,7 @@ export interface AppDeps {
 export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps): FastifyInstance {
   const app = createService({
     ...listener,
+    maxHeaderBytes: BEHIND_GATEWAY_MAX_HEADER_BYTES,
     logger,
     readiness: { postgresql: () => db.query('SELECT 1') },
     mapError: mapDatabaseError,

@@ -1,5 +1,5 @@
 /** Builds the ui service; main.ts starts it, tests inject into it. */
-import { createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
+import { BEHIND_GATEWAY_MAX_HEADER_BYTES, createService, type InternalAuth, type ListenerSettings } from '@dw/http-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { loadAssets, type Assets } from './assets';
 import { balanceRoutes } from './routes/balances';
@@ -19,7 +19,7 @@ export interface UiDeps {
 }
 
 export function buildApp({ logger, transactions, internalAuth, assets = loadAssets(), listener }: UiDeps): FastifyInstance {
-  const app = createService({ ...listener, logger, readiness: { 'transactions-svc': () => transactions.alive() } });
+  const app = createService({ ...listener, maxHeaderBytes: BEHIND_GATEWAY_MAX_HEADER_BYTES, logger, readiness: { 'transactions-svc': () => transactions.alive() } });
   app.addHook('onClose', async () => transactions.close());
 
   pageRoutes(app, assets);

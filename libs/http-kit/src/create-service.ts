@@ -37,6 +37,15 @@ const HEADERS_TIMEOUT_MS = 20_000;
  * A keep-alive connection between requests keeps Fastify's own keepAliveTimeout (72 s).
  */
 export const CLIENT_STALL_TIMEOUT_MS = 30_000;
+/** A request's header section may hold this much (Node's default; client-error.ts answers beyond it). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * What a service behind the gateway takes: the 16 KiB a client may send plus room for the headers
+ * the gateway adds (merchant, internal signature, trace, forwarding; under 1 KiB). With the same
+ * 16 KiB, a client's 15.7 KiB head, taken by the gateway, was refused by transactions-svc, and its
+ * "exceed 16 KiB" 400 reached a client that had sent less, on a connection left open.
+ */
+export const BEHIND_GATEWAY_MAX_HEADER_BYTES = 20 * 1024;
 const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface ServiceOptions {
@@ -53,6 +62,8 @@ export interface ServiceOptions {
   clientStallTimeoutMs?: number;
   /** METRICS_PORT: when set (>0), GET /metrics is served there only (run-service.ts), not on this port. */
   metricsPort?: number;
+  /** MAX_HEADER_BYTES, or BEHIND_GATEWAY_MAX_HEADER_BYTES for a service only the gateway calls. */
+  maxHeaderBytes?: number;
 }
 
 /** The listener settings every service takes from its config (METRICS_PORT, CLIENT_STALL_TIMEOUT_MS). */
@@ -92,6 +103,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
     http: {
       // host-header.ts answers a missing (or repeated) Host with a problem, where Node's own check wrote a bare 400.
       requireHostHeader: false,
+      maxHeaderSize: opts.maxHeaderBytes ?? MAX_HEADER_BYTES,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: 1_000,
     },

@@ -228,6 +228,14 @@ describe('headers', () => {
     expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
   });
 
+  it('serves a header section just under 16 KiB (what the gateway adds does not push it over the limit behind it)', async () => {
+    for (const path of ['/api/getCallbackUrls', '/ui/viewTransaction']) {
+      const res = await request(`${stack.gateway}${path}`, { headers: { serviceApiToken: m.apiToken, accept: 'application/json', 'x-big': 'a'.repeat(16_100) } });
+      await res.body.text();
+      expect([path, res.statusCode]).toEqual([path, 200]);
+    }
+  });
+
   it('replaces a non-ASCII or overlong x-request-id with its own', async () => {
     for (const id of ['a'.repeat(129), 'caf\u00e9']) {
       const res = await request(`${stack.gateway}/api/getCallbackUrls`, { headers: { serviceApiToken: m.apiToken, 'x-request-id': id } });
