@@ -137,6 +137,10 @@ describe('merchant adjust-balance', () => {
     [['--amount', '0'], '--amount'],
     [['--amount', '1', '--reason', ''], '--reason'],
     [['--amount', '1', '--reference', ''], '--reference'],
+    // Never trimmed into a value the operator did not type.
+    [['--amount', ' 5'], '--amount must not begin or end with white space'],
+    [['--amount', '1', '--reason', '\ttab'], '--reason must not begin or end with white space'],
+    [['--amount', '1', '--reference', 'R-1 '], '--reference must not begin or end with white space'],
   ])('refuses bad input %j with exit 2, writing nothing', async (args, named) => {
     const m = await ledger.merchant();
     const base: Record<string, string> = { '--amount': '1', '--reason': 'r', '--reference': 'x' };
