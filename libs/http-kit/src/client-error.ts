@@ -4,11 +4,12 @@
  * (docs/api.md#errors), written straight to the socket as Fastify's own default handler does.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
 import type { FieldError } from './errors';
 import { problemBody } from './problem';
-import { SANE_REQUEST_ID } from './request-id';
+import { genReqId, SANE_REQUEST_ID } from './request-id';
 
 export interface Refusal {
   status: number;
@@ -72,10 +73,31 @@ export function sentRequestId(rawPacket: unknown): string | undefined {
   return SANE_REQUEST_ID.test(value) ? value : undefined;
 }
 
+/** The last request a socket carried and its response (trackExchanges), for the request timeout. */
+const LAST_EXCHANGE = Symbol('dw.lastExchange');
+type TrackedSocket = Socket & { [LAST_EXCHANGE]?: { req: IncomingMessage; res: ServerResponse } };
+
+/** Notes each socket's latest request and response, so that a timeout knows what it interrupts. */
+export function trackExchanges(server: Server): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    (req.socket as TrackedSocket)[LAST_EXCHANGE] = { req, res };
+  });
+}
+
 export function problemClientErrorHandler(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const refusal = refusalFor(err);
-  const requestId = sentRequestId(err.rawPacket) ?? randomUUID();
+  // A request timeout interrupts the socket's last request when that one's body never arrived
+  // whole. Answered already (a 404 or 401 sent before the body was read), it gets no second
+  // answer: a 400 written now would be read as the answer to the client's next request. Not yet
+  // answered, its 400 carries the request id it was given.
+  const last = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? (socket as TrackedSocket)[LAST_EXCHANGE] : undefined;
+  const interrupted = last && !last.req.complete ? last : undefined;
+  if (interrupted?.res.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const requestId = sentRequestId(err.rawPacket) ?? (interrupted ? genReqId(interrupted.req) : randomUUID());
   if (socket.writable) socket.write(rawProblemResponse(refusal, requestId, [{ path: refusal.path, message: refusal.detail }]));
   socket.destroy();
 }

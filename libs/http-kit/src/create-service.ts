@@ -5,7 +5,7 @@
 import { HEADER_REQUEST_ID } from '@dw/contracts';
 import { httpRequestDuration, nameServerSpanByRoute, traceRequests } from '@dw/telemetry';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { problemClientErrorHandler } from './client-error';
+import { problemClientErrorHandler, trackExchanges } from './client-error';
 import { refuseMalformedQueries, refuseNonCanonicalPaths } from './canonical-path';
 import { answerConnect } from './connect';
 import { ApiError } from './errors';
@@ -162,6 +162,7 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   // request is served as if it had none (the gateway forwards no Expect header).
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   closeUnusedConnectionsOnClose(app);
+  trackExchanges(app.server);
   registerHealthRoutes(app, opts.readiness, { metrics: !opts.metricsPort });
   return app;
 }

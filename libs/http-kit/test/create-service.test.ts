@@ -296,6 +296,19 @@ describe('the shared service shell', () => {
       expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
     });
 
+    it('echoes the x-request-id of a request whose body trickled in past the limit', async () => {
+      const { answer } = await trickle('POST /things HTTP/1.1\r\nhost: x\r\nx-request-id: slow-1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"n":"', 'x');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/\r\nx-request-id: slow-1\r\n/i);
+    });
+
+    it('gives a request answered before its body came (a 404, no route) no second answer when the body never comes', async () => {
+      const { answer, closedAfterMs } = await trickle('POST /nowhere HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n', '');
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+      expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+      expect(closedAfterMs).toBeLessThan(LIMIT_MS + 1_500);
+    });
+
     it('is answered 400 and closed when its headers trickle in', async () => {
       const { answer, closedAfterMs } = await trickle('GET /healthz HTTP/1.1\r\nhost: x\r\n', 'x-a: b\r\n');
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
