@@ -77,10 +77,27 @@ export function sentRequestId(rawPacket: unknown): string | undefined {
 const LAST_EXCHANGE = Symbol('dw.lastExchange');
 type TrackedSocket = Socket & { [LAST_EXCHANGE]?: { req: IncomingMessage; res: ServerResponse } };
 
-/** Notes each socket's latest request and response, so that a timeout knows what it interrupts. */
+const TOO_SLOW = (err: string) => refusalFor({ code: err } as NodeJS.ErrnoException);
+
+/**
+ * Notes each socket's latest request and response, so that a timeout knows what it interrupts; and
+ * answers the stall timeout (CLIENT_STALL_TIMEOUT_MS, no byte either way) of a request whose body
+ * stopped arriving altogether as the request timeout answers one that trickles: a 400 problem,
+ * where Node closed the socket without a word. The stall timer, reset by every byte, fires first
+ * when none come. A response under way (a download nobody reads) is cut without one.
+ */
 export function trackExchanges(server: Server): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     (req.socket as TrackedSocket)[LAST_EXCHANGE] = { req, res };
+  });
+  // With a listener, Node leaves the timed-out socket to it: it is always destroyed here.
+  server.on('timeout', (socket: Socket) => {
+    const last = (socket as TrackedSocket)[LAST_EXCHANGE];
+    if (last && !last.req.complete && !last.res.headersSent && socket.writable) {
+      const refusal = TOO_SLOW('ERR_HTTP_REQUEST_TIMEOUT');
+      socket.write(rawProblemResponse(refusal, genReqId(last.req), [{ path: refusal.path, message: refusal.detail }]));
+    }
+    socket.destroy();
   });
 }
 
