@@ -19,15 +19,15 @@ export interface Refusal {
   path: string;
 }
 
+/** Not 408: the contract's errors give validation_failed the status 400, as for 431 below. */
+const TOO_SLOW: Refusal = { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request took too long to arrive.', path: 'request' };
+
 function refusalFor(err: NodeJS.ErrnoException): Refusal {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     // 431 is not among the contract's codes; 400 validation_failed says the same to a client.
     return { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request headers exceed 16 KiB.', path: 'headers' };
   }
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    // Not 408: the contract's errors give validation_failed the status 400, as for 431 above.
-    return { status: 400, reason: 'Bad Request', code: 'validation_failed', detail: 'The request took too long to arrive.', path: 'request' };
-  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return TOO_SLOW;
   return {
     status: 400,
     reason: 'Bad Request',
@@ -77,7 +77,17 @@ export function sentRequestId(rawPacket: unknown): string | undefined {
 const LAST_EXCHANGE = Symbol('dw.lastExchange');
 type TrackedSocket = Socket & { [LAST_EXCHANGE]?: { req: IncomingMessage; res: ServerResponse } };
 
-const TOO_SLOW = (err: string) => refusalFor({ code: err } as NodeJS.ErrnoException);
+/** The socket's last request, when its body never arrived whole (what a timeout interrupts). */
+function interruptedExchange(socket: Socket): { req: IncomingMessage; res: ServerResponse } | undefined {
+  const last = (socket as TrackedSocket)[LAST_EXCHANGE];
+  return last && !last.req.complete ? last : undefined;
+}
+
+/** Writes the refusal as the connection's last answer (when it can still be written), then closes it. */
+function refuseAndClose(socket: Socket, refusal: Refusal, requestId: string): void {
+  if (socket.writable) socket.write(rawProblemResponse(refusal, requestId, [{ path: refusal.path, message: refusal.detail }]));
+  socket.destroy();
+}
 
 /**
  * Notes each socket's latest request and response, so that a timeout knows what it interrupts; and
@@ -92,11 +102,8 @@ export function trackExchanges(server: Server): void {
   });
   // With a listener, Node leaves the timed-out socket to it: it is always destroyed here.
   server.on('timeout', (socket: Socket) => {
-    const last = (socket as TrackedSocket)[LAST_EXCHANGE];
-    if (last && !last.req.complete && !last.res.headersSent && socket.writable) {
-      const refusal = TOO_SLOW('ERR_HTTP_REQUEST_TIMEOUT');
-      socket.write(rawProblemResponse(refusal, genReqId(last.req), [{ path: refusal.path, message: refusal.detail }]));
-    }
+    const interrupted = interruptedExchange(socket);
+    if (interrupted && !interrupted.res.headersSent) return refuseAndClose(socket, TOO_SLOW, genReqId(interrupted.req));
     socket.destroy();
   });
 }
@@ -108,13 +115,10 @@ export function problemClientErrorHandler(err: NodeJS.ErrnoException & { rawPack
   // whole. Answered already (a 404 or 401 sent before the body was read), it gets no second
   // answer: a 400 written now would be read as the answer to the client's next request. Not yet
   // answered, its 400 carries the request id it was given.
-  const last = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? (socket as TrackedSocket)[LAST_EXCHANGE] : undefined;
-  const interrupted = last && !last.req.complete ? last : undefined;
+  const interrupted = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? interruptedExchange(socket) : undefined;
   if (interrupted?.res.headersSent) {
     socket.destroy();
     return;
   }
-  const requestId = sentRequestId(err.rawPacket) ?? (interrupted ? genReqId(interrupted.req) : randomUUID());
-  if (socket.writable) socket.write(rawProblemResponse(refusal, requestId, [{ path: refusal.path, message: refusal.detail }]));
-  socket.destroy();
+  refuseAndClose(socket, refusal, sentRequestId(err.rawPacket) ?? (interrupted ? genReqId(interrupted.req) : randomUUID()));
 }
