@@ -40,11 +40,11 @@ describe('GET /ui/viewTransaction as CSV', () => {
     expect(body).not.toContain(`,${FORMULA}`);
   });
 
-  it('passes the list filters to the export and leaves out limit and cursor', async () => {
+  it('passes the list filters to the export, leaves out limit, and passes the cursor for transactions-svc to check', async () => {
     const res = await csv('?type=withdraw&limit=5&cursor=abc');
     expect(res.body.split('\r\n')).toHaveLength(3); // header, one row, the final empty string
     const call = t.upstream.calls.filter((c) => c.url.startsWith('/api/transactions/export')).at(-1)!;
-    expect(call.url).toBe('/api/transactions/export?type=withdraw');
+    expect(call.url).toBe('/api/transactions/export?type=withdraw&cursor=abc');
     expect(call.headers['x-merchant-id']).toBe(MERCHANT_ID);
   });
 

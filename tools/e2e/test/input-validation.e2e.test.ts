@@ -150,6 +150,13 @@ describe('GET /ui/viewTransaction: ids, dates, cursors and limits', () => {
       expect(res.status).toBe(400);
     }
   });
+
+  it('refuses a cursor this API did not issue on the downloads too, though they are never paged', async () => {
+    for (const cursor of ['bm9wZQ', cursorOf(['2026-02-31T00:00:00.000Z', uuid])]) {
+      expectValidationFailed(await api(stack, m.apiToken)('GET', `/ui/viewTransaction?cursor=${cursor}`, undefined, { accept: 'text/csv' }), 'querystring:/cursor');
+      expectValidationFailed(await api(stack, m.apiToken)('GET', `/api/getBalanceHistory?cursor=${cursor}`, undefined, { accept: 'text/csv' }), 'querystring:/cursor');
+    }
+  });
 });
 
 describe('a query parameter on an endpoint that takes none', () => {

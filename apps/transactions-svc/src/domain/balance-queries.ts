@@ -43,7 +43,8 @@ interface HistoryPosition {
 
 const encode = (p: HistoryPosition) => Buffer.from(JSON.stringify([p.createdAt, p.currency, p.seq])).toString('base64url');
 
-function decode(cursor: string): HistoryPosition {
+/** The position a statement cursor names; BadCursorError when this API did not issue it. */
+export function decodeHistoryCursor(cursor: string): HistoryPosition {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 3) {
@@ -95,14 +96,17 @@ const positionOf = (row: EntryRow): HistoryPosition => ({ createdAt: row.entry.c
 
 export async function balanceHistory(db: pg.Pool, merchantId: string, q: BalanceHistoryQuery): Promise<BalanceHistoryPage> {
   const limit = q.limit ?? LIST_LIMIT_DEFAULT;
-  const { rows, more } = await historyPage(db, merchantId, q, limit, q.cursor ? decode(q.cursor) : undefined);
+  const { rows, more } = await historyPage(db, merchantId, q, limit, q.cursor ? decodeHistoryCursor(q.cursor) : undefined);
   const last = rows[rows.length - 1];
   return { items: rows.map((r) => r.entry), nextCursor: more && last ? encode(positionOf(last)) : null };
 }
 
-/** Every entry matching the filters (the cursor too), newest first, in pages: the CSV statement. */
+/**
+ * Every entry matching the filters, newest first, in pages: the CSV statement. A download is never
+ * paged, so `limit` and `cursor` do not apply (as for the transactions export).
+ */
 export async function* historyEntries(db: pg.Pool, merchantId: string, q: BalanceHistoryQuery, max: number, pageRows = 500): AsyncGenerator<BalanceEntry> {
-  let after = q.cursor ? decode(q.cursor) : undefined;
+  let after: HistoryPosition | undefined;
   let sent = 0;
   while (sent < max) {
     const { rows, more } = await historyPage(db, merchantId, q, Math.min(pageRows, max - sent), after);
@@ -114,10 +118,9 @@ export async function* historyEntries(db: pg.Pool, merchantId: string, q: Balanc
   }
 }
 
-/** How many entries match the filters, counted only up to one past `max` (bounded). */
+/** How many entries match the filters (the cursor does not apply), counted only up to one past `max` (bounded). */
 export async function countHistoryUpTo(db: pg.Pool, merchantId: string, q: BalanceHistoryQuery, max: number): Promise<number> {
-  const after = q.cursor ? decode(q.cursor) : undefined;
   const [row] = await query<{ n: number }>(db, sql`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_entries e WHERE ${join(historyWhere(merchantId, q, after), ' AND ')} LIMIT ${max + 1}) x`);
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_entries e WHERE ${join(historyWhere(merchantId, q), ' AND ')} LIMIT ${max + 1}) x`);
   return row?.n ?? 0;
 }

@@ -11,14 +11,13 @@ import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EXPORT_MAX_ROWS, 
 import { negotiate, validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { balanceHistory, balancesOf, countHistoryUpTo, historyEntries } from '../domain/balance-queries';
+import { balanceHistory, balancesOf, countHistoryUpTo, decodeHistoryCursor, historyEntries } from '../domain/balance-queries';
 import { BadCursorError } from '../domain/cursor';
 import type { ExportSlots } from '../domain/export-slots';
 import { statementCsv, STATEMENT_CSV_CONTENT_TYPE } from '../domain/statement-csv';
+import { badCursor } from './bad-cursor';
 import { holdDownloadSlot } from './download-slot';
 import { refuseEmptyWindow } from './time-range';
-
-const badCursor = () => validationFailed([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
 
 /** `downloads`: the pool statements read on and the slots they share with the transactions export. */
 export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db: pg.Pool; slots: ExportSlots }): void {
@@ -34,6 +33,8 @@ export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db
       refuseEmptyWindow(query);
       try {
         if (negotiate(request.headers.accept) !== 'csv') return await balanceHistory(db, merchantId, query);
+        // A download is never paged: the cursor does not apply, but one this API did not issue is refused.
+        if (query.cursor !== undefined) decodeHistoryCursor(query.cursor);
         holdDownloadSlot(downloads.slots, merchantId, reply);
         if ((await countHistoryUpTo(downloads.db, merchantId, query, EXPORT_MAX_ROWS)) > EXPORT_MAX_ROWS) {
           const message = `more than ${EXPORT_MAX_ROWS} entries match: narrow the filters (currency, from, to)`;

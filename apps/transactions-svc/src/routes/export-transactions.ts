@@ -1,6 +1,6 @@
 /**
  * GET /api/transactions/export: every transaction matching the list's filters (limit and cursor
- * do not apply), as NDJSON, one ExportRow a line, streamed. The ui turns it into the merchant's
+ * do not apply; a cursor this API did not issue is still a 400, bad-cursor.ts), as NDJSON, one ExportRow a line, streamed. The ui turns it into the merchant's
  * CSV. More than EXPORT_MAX_ROWS matching is refused up front with a 400, before anything streams.
  *
  * Bounded (docs/api.md, "Fair use: what one merchant's requests may hold"): a few downloads per
@@ -16,7 +16,9 @@ import { validationFailed } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { ExportSlots } from '../domain/export-slots';
+import { decodeCursor } from '../domain/cursor';
 import { countUpToLimit, ExportTooLargeError, exportRows } from '../domain/transaction-export';
+import { badCursor } from './bad-cursor';
 import { holdDownloadSlot } from './download-slot';
 import { refuseEmptyWindow } from './time-range';
 
@@ -45,6 +47,7 @@ export function exportTransactionRoutes(app: FastifyInstance, settings: ExportSe
     async (request, reply) => {
       const { merchantId, query } = request;
       refuseEmptyWindow(query);
+      if (query.cursor !== undefined && !decodeCursor(query.cursor)) throw badCursor();
       holdDownloadSlot(slots, merchantId, reply);
       const { count, asOf } = await countUpToLimit(db, merchantId, query);
       if (count > EXPORT_MAX_ROWS) {

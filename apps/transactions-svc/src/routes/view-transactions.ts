@@ -1,11 +1,12 @@
 /** Merchant-scoped reads used by the ui service for /ui/viewTransaction. */
 import { Problem, TransactionDetail, TransactionIdParams, TransactionPage, ViewTransactionQuery } from '@dw/contracts';
-import { notFound, validationFailed } from '@dw/http-kit';
+import { notFound } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type pg from 'pg';
 import { BadCursorError, listTransactions, transactionDetail } from '../domain/transaction-queries';
+import { badCursor } from './bad-cursor';
 import { refuseEmptyWindow } from './time-range';
 
 /** Characters of a page written between turns of the event loop. */
@@ -44,7 +45,7 @@ export function viewTransactionRoutes(app: FastifyInstance, db: pg.Pool): void {
         return reply.type('application/json; charset=utf-8').send(Readable.from(pageInSlices(page)));
       } catch (err) {
         if (err instanceof BadCursorError) {
-          throw validationFailed([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
+          throw badCursor();
         }
         throw err;
       }

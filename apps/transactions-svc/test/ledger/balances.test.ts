@@ -249,6 +249,24 @@ describe('GET /api/getBalanceHistory', () => {
     expect(lines).toHaveLength(6); // header, 4 entries, the final CRLF
     expect(lines[2]).toContain(',USD,withdraw.hold,-2.34,2.34,0,10.00,2.34,0.00,');
   });
+
+  it('downloads every matching entry whatever the cursor, and refuses a cursor this API did not issue', async () => {
+    const m = await ledger.merchant();
+    await ledger.fund(m, '3');
+    await ledger.fund(m, '4');
+    const first = (await ledger.history(m, '?limit=1')).json();
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const csv = async (q: string) => svc.as(m, { method: 'GET', url: `/api/getBalanceHistory${q}`, headers: { accept: 'text/csv' } });
+    const whole = await csv('');
+    const withCursor = await csv(`?limit=1&cursor=${first.nextCursor}`);
+    expect(withCursor.statusCode).toBe(200);
+    expect(withCursor.body).toBe(whole.body);
+    expect(whole.body.split('\r\n')).toHaveLength(6); // header, 4 entries, the final CRLF
+
+    const forged = await csv('?cursor=bm9wZQ');
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json().errors).toEqual([{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }]);
+  });
 });
 
 describe('a transaction in the detail view', () => {

@@ -52,10 +52,17 @@ describe('GET /api/transactions/export', () => {
     expect(rows.map((r) => r.transaction)).toEqual(await listAll(''));
   });
 
-  it('applies the list filters and ignores limit and cursor', async () => {
-    const rows = await exportRows('type=withdraw&limit=5&cursor=whatever');
+  it('applies the list filters and ignores limit and a cursor this API issued', async () => {
+    const page: any = (await svc.as(svc.merchantA, { method: 'GET', url: '/api/transactions?type=withdraw&limit=5' })).json();
+    const rows = await exportRows(`type=withdraw&limit=5&cursor=${page.nextCursor}`);
     expect(rows.map((r) => r.transaction)).toEqual(await listAll('type=withdraw'));
     expect(rows.length).toBe(781);
+  });
+
+  it('refuses a cursor this API did not issue, as the list does, before holding a download', async () => {
+    const res = await svc.as(svc.merchantA, { method: 'GET', url: '/api/transactions/export?cursor=whatever' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: 'querystring:/cursor', message: 'is not a cursor this API issued' }] });
   });
 
   it("holds none of another merchant's transactions", async () => {

@@ -81,8 +81,9 @@ export function viewTransactionRoutes(app: FastifyInstance, client: Transactions
       }
 
       if (as === 'csv') {
-        // The export is never paged: limit and cursor do not apply (docs/api.md#viewing-transactions).
-        const { limit: _limit, cursor: _cursor, ...exportFilters } = filters;
+        // The export is never paged: limit and cursor do not apply (docs/api.md#viewing-transactions);
+        // the cursor goes along so that transactions-svc refuses one it did not issue.
+        const { limit: _limit, ...exportFilters } = filters;
         const rows = await client.exportRows(scope, exportFilters);
         if (!rows.ok) return passProblem(reply, rows.status, rows.problem, rows.retryAfter);
         return reply
