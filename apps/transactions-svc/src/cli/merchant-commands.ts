@@ -63,9 +63,10 @@ const SIGNED_AMOUNT = /^[+-]?(?=[0-9.]*[1-9])[0-9]{1,18}(\.[0-9]{1,8})?$/;
 const CURRENCY = /^[A-Z0-9]{3,10}$/;
 const PRINTABLE = new RegExp(PRINTABLE_PATTERN, 'u');
 
-function required(value: string | undefined, flag: string, command: string): string {
+/** `shape` is what the usage line shows after the flag: `--limit <amount>`. */
+function required(value: string | undefined, flag: string, shape: string, command: string): string {
   const trimmed = value?.trim();
-  if (!trimmed) throw new UsageError(`${command} needs --${flag}`);
+  if (!trimmed) throw new UsageError(`${command} needs --${flag} ${shape}`);
   return trimmed;
 }
 
@@ -74,14 +75,14 @@ function required(value: string | undefined, flag: string, command: string): str
  * control character around it is refused, as the API refuses ' 1', never quietly trimmed into a value
  * the operator did not type. Identifiers (a merchant id, a currency) are still trimmed.
  */
-function exact(value: string | undefined, flag: string, command: string): string {
-  const trimmed = required(value, flag, command);
-  if (value !== trimmed) throw new UsageError(`--${flag.split(' ')[0]} must not begin or end with white space, got ${JSON.stringify(value)}`);
+function exact(value: string | undefined, flag: string, shape: string, command: string): string {
+  const trimmed = required(value, flag, shape, command);
+  if (value !== trimmed) throw new UsageError(`--${flag} must not begin or end with white space, got ${JSON.stringify(value)}`);
   return trimmed;
 }
 
 function merchantIdOf(value: string | undefined, command: string): string {
-  const merchantId = required(value, 'merchant <merchantId>', command);
+  const merchantId = required(value, 'merchant', '<merchantId>', command);
   if (!UUID.test(merchantId)) throw new UsageError(`--merchant must be a merchant id (a UUID), got ${JSON.stringify(merchantId)}`);
   return merchantId.toLowerCase();
 }
@@ -92,7 +93,7 @@ function matching(value: string, pattern: RegExp, flag: string, what: string): s
 }
 
 function text(value: string | undefined, flag: string, command: string, max: number): string {
-  const t = exact(value, `${flag} <text>`, command);
+  const t = exact(value, flag, '<text>', command);
   if (t.length > max || !PRINTABLE.test(t)) throw new UsageError(`--${flag} must be 1–${max} printable characters`);
   return t;
 }
@@ -104,13 +105,13 @@ function moneyCommand(command: string, values: Values): Command {
   const merchantId = merchantIdOf(str(values, 'merchant'), command);
   const currencyFlag = str(values, 'currency')?.trim();
   if (command === 'set-credit-limit') {
-    const limit = matching(exact(str(values, 'limit'), 'limit <amount>', command), LIMIT, 'limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
+    const limit = matching(exact(str(values, 'limit'), 'limit', '<amount>', command), LIMIT, 'limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
     const currency = currencyFlag === undefined ? null : matching(currencyFlag, CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
     return { run: (db) => setCreditLimit(db, merchantId, limit, currency), rotatesToken: false };
   }
-  const currency = matching(required(currencyFlag, 'currency <CUR>', command), CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
+  const currency = matching(required(currencyFlag, 'currency', '<CUR>', command), CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
   // `+10` is `10`: the sign is dropped before the amount is stored or compared with a replay's.
-  const amount = matching(exact(str(values, 'amount'), 'amount <signed amount>', command), SIGNED_AMOUNT, 'amount', 'a signed decimal amount, not zero, like 25.00 or -10').replace(/^\+/, '');
+  const amount = matching(exact(str(values, 'amount'), 'amount', '<signed amount>', command), SIGNED_AMOUNT, 'amount', 'a signed decimal amount, not zero, like 25.00 or -10').replace(/^\+/, '');
   const reason = text(str(values, 'reason'), 'reason', command, 500);
   const reference = text(str(values, 'reference'), 'reference', command, 128);
   const actor = str(values, 'actor') === undefined ? defaultActor() : text(str(values, 'actor'), 'actor', command, 200);
