@@ -16,6 +16,7 @@ import { currentTraceparent } from '@dw/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_REDELIVERY_MAX_SERIES, recoverDeliveries, redeliverEvent } from '../domain/redelivery';
 import type pg from 'pg';
+import { isEmptyWindow } from './time-range';
 
 const DAY_MS = 86_400_000;
 
@@ -55,7 +56,7 @@ export function redeliverCallbackRoutes(app: FastifyInstance, db: pg.Pool, maxSe
           `Recovery reaches at most ${RECOVERY_MAX_AGE_DAYS} days back.`,
         );
       }
-      if (Date.parse(since) >= Date.parse(until)) {
+      if (isEmptyWindow(since, until)) {
         // Named as sent: without until, the window ends now, so it is since that is wrong.
         throw validationFailed([
           request.body.until === undefined ? { path: '/since', message: 'must be in the past (until, not given, is now)' } : { path: '/until', message: 'must be later than since' },

@@ -6,9 +6,12 @@
  */
 import { validationFailed } from '@dw/http-kit';
 
+/** Whether [start, end) holds no instant (offsets compared as instants): here and in recoverCallbacks. */
+export const isEmptyWindow = (start: string, end: string): boolean => Date.parse(end) <= Date.parse(start);
+
 export function refuseEmptyWindow(query: { from?: string; to?: string }): void {
   if (query.from === undefined || query.to === undefined) return;
-  if (Date.parse(query.to) <= Date.parse(query.from)) {
+  if (isEmptyWindow(query.from, query.to)) {
     throw validationFailed([{ path: 'querystring:/to', message: 'must be later than from' }]);
   }
 }
