@@ -111,17 +111,35 @@ async function demoMerchant() {
   return JSON.parse(out.trim());
 }
 
+/**
+ * One HTTP exchange through node:http. Not fetch: fetch refuses the WHATWG "bad ports" (6000,
+ * 6665–6669, 10080, …), which a *_PORT variable may well name (found by an outside audit).
+ */
+function exchange(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, timeout: 5000 }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer within 5 s'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** Resolves with null once the service's /readyz answers 200, or with what it last said. */
 async function waitReady(port, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const res = await exchange(`http://127.0.0.1:${port}/readyz`);
       if (res.status === 200) return null;
-      last = `${res.status} ${(await res.text()).slice(0, 300)}`;
+      last = `${res.status} ${res.text.slice(0, 300)}`;
     } catch (error) {
-      last = `no answer (${error.cause?.code ?? error.message})`;
+      last = `no answer (${error.code ?? error.message})`;
     }
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -197,10 +215,10 @@ async function startDemoReceiver() {
 
 async function wireDemoCallbacks(gateway, token, receiverUrl) {
   const headers = { serviceApiToken: token, 'content-type': 'application/json' };
-  const urls = await (await fetch(`${gateway}/api/getCallbackUrls`, { headers })).json();
+  const urls = JSON.parse((await exchange(`${gateway}/api/getCallbackUrls`, { headers })).text);
   if (urls.depositCallbackUrl || urls.withdrawCallbackUrl) return false;
   for (const kind of ['Deposit', 'Withdraw']) {
-    const res = await fetch(`${gateway}/api/updateCallbackUrl${kind}`, {
+    const res = await exchange(`${gateway}/api/updateCallbackUrl${kind}`, {
       method: 'PUT',
       headers,
       body: JSON.stringify({ url: `${receiverUrl}/demo/${kind.toLowerCase()}` }),

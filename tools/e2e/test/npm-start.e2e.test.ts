@@ -11,12 +11,15 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_AMQP_URL, loadCallbackConfig } from '@dw/config';
 import { testPrefix } from '@dw/testing';
-import { ROOT, deleteBrokerObjects, dropDatabase, freePort } from './support/stack';
+import { request } from 'undici';
+import { ROOT, deleteBrokerObjects, dropDatabase, freePort, freePortAmong } from './support/stack';
 
 const START = path.join(ROOT, 'scripts/start.mjs');
 const id = randomBytes(4).toString('hex');
 const database = `dw_e2e_start_${id}`;
 const prefix = testPrefix('e2e.start', id);
+/** Ports on the WHATWG fetch standard's bad-port list (IRC's and X11's among them), which fetch() will not dial. */
+const FETCH_BAD_PORTS = [6665, 6666, 6667, 6668, 6669, 6000];
 
 /** The environment of a shell with none of the project's variables set, plus `vars`. */
 function shellEnv(vars: Record<string, string>): Record<string, string> {
@@ -53,7 +56,9 @@ describe('npm start on ports of its own', () => {
   const ports: Record<string, number> = {};
 
   beforeAll(async () => {
-    for (const name of ['GATEWAY_PORT', 'TRANSACTIONS_PORT', 'CALLBACK_PORT', 'UI_PORT', 'DEMO_RECEIVER_PORT']) ports[name] = await freePort();
+    for (const name of ['TRANSACTIONS_PORT', 'CALLBACK_PORT', 'UI_PORT', 'DEMO_RECEIVER_PORT']) ports[name] = await freePort();
+    // A port that fetch() refuses (the WHATWG "bad ports"): GATEWAY_PORT may name any port.
+    ports.GATEWAY_PORT = await freePortAmong(FETCH_BAD_PORTS);
     child = spawn(process.execPath, [START], {
       cwd: ROOT,
       env: shellEnv({
@@ -81,17 +86,18 @@ describe('npm start on ports of its own', () => {
     const [, token] = await waitForOutput(child, () => output, /serviceApiToken: (\S+)/, 150_000);
     const gateway = `http://127.0.0.1:${ports.GATEWAY_PORT}`;
     expect(output).toContain(`API            ${gateway}/api`);
-    const created = await fetch(`${gateway}/api/createDeposit`, {
+    // undici's request, not fetch, which will not dial the gateway's port (FETCH_BAD_PORTS).
+    const created = await request(`${gateway}/api/createDeposit`, {
       method: 'POST',
       headers: { serviceApiToken: token!, 'content-type': 'application/json' },
       body: JSON.stringify({ amount: '10.00', currency: 'USD', orderId: `start-${id}` }),
     });
-    expect(created.status).toBe(201);
-    const tx = (await created.json()) as { id: string };
+    expect(created.statusCode).toBe(201);
+    const tx = (await created.body.json()) as { id: string };
 
-    const viewer = await fetch(`${gateway}/ui/viewTransaction?id=${tx.id}`, { headers: { serviceApiToken: token!, accept: 'application/json' } });
-    expect(viewer.status).toBe(200);
-    expect(((await viewer.json()) as { transaction: { id: string } }).transaction.id).toBe(tx.id);
+    const viewer = await request(`${gateway}/ui/viewTransaction?id=${tx.id}`, { headers: { serviceApiToken: token!, accept: 'application/json' } });
+    expect(viewer.statusCode).toBe(200);
+    expect(((await viewer.body.json()) as { transaction: { id: string } }).transaction.id).toBe(tx.id);
 
     await waitForOutput(child, () => output, new RegExp(`demo-receiver +\\| deposit\\.pending evt_\\S+ seq=1 tx=${tx.id}`), 20_000);
     await waitForOutput(child, () => output, new RegExp(`demo-receiver +\\| deposit\\.completed evt_\\S+ seq=2 tx=${tx.id}`), 20_000);
@@ -110,7 +116,7 @@ describe('npm start on ports of its own', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     for (const name of ['GATEWAY_PORT', 'TRANSACTIONS_PORT', 'CALLBACK_PORT', 'UI_PORT']) {
-      await expect(fetch(`http://127.0.0.1:${ports[name]}/healthz`)).rejects.toThrow();
+      await expect(request(`http://127.0.0.1:${ports[name]}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     }
   });
 });

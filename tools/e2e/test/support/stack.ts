@@ -117,6 +117,12 @@ function listenable(port: number): Promise<number | undefined> {
   });
 }
 
+/** The first of `ports` that something can listen on now (for a test that needs a particular kind of port). */
+export async function freePortAmong(ports: readonly number[]): Promise<number> {
+  for (const port of ports) if ((await listenable(port)) !== undefined) return port;
+  throw new Error(`none of ports ${ports.join(', ')} is free`);
+}
+
 export async function freePort(): Promise<number> {
   // Where the kernel's range reaches into the blocks, fall back to its choice (the old race).
   if (!PORT_BLOCK) {
