@@ -43,8 +43,8 @@ export type CreateOutcome =
   | { kind: 'created'; transaction: Transaction }
   | { kind: 'replayed'; transaction: Transaction }
   | { kind: 'conflict'; transaction: Transaction }
-  /** a withdraw past what may be spent: nothing was written; `withdrawable` is what could be */
-  | { kind: 'insufficient_funds'; withdrawable: string }
+  /** a withdraw past what may be spent: nothing was written; `asked` is the amount as it would have been stored, `withdrawable` what could be */
+  | { kind: 'insufficient_funds'; asked: string; withdrawable: string }
   /** the first use of a currency beyond the merchant's MAX_CURRENCIES_PER_MERCHANT: nothing was written */
   | { kind: 'currency_limit' };
 
@@ -174,7 +174,7 @@ async function createOrRefuse(db: pg.Pool, t: NewTransaction): Promise<CreateOut
       // of funds that could never arrive: no deposit in it would be taken.
       if (!funds.has_row && !(await currencyWouldBeTaken(db, t))) return { kind: 'currency_limit' };
       withdrawsRefused.inc({ reason: 'insufficient_funds' });
-      return { kind: 'insufficient_funds', withdrawable: funds.withdrawable };
+      return { kind: 'insufficient_funds', asked: funds.asked, withdrawable: funds.withdrawable };
     }
     if (round >= MAX_WITHDRAW_ROUNDS) throw new Error(`withdraw left out of ${round} batches although it fits`);
     if (!funds.has_row) await ensureBalanceRow(db, t.merchantId, t.currency);
@@ -203,9 +203,10 @@ async function storedWithOrderId(db: pg.Pool, t: NewTransaction): Promise<{ tx: 
  * What a withdraw left out of its batch may take (without a balance row: the merchant's default
  * credit limit), and whether its currency has a balance row yet.
  */
-async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; withdrawable: string; has_row: boolean }> {
-  const [row] = await query<{ fits: boolean; withdrawable: string; has_row: boolean }>(db, sql`
-    SELECT ${t.amount}::numeric <= s.spendable AS fits, greatest(s.spendable, 0)::text AS withdrawable, s.has_row
+async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean; asked: string; withdrawable: string; has_row: boolean }> {
+  const [row] = await query<{ fits: boolean; asked: string; withdrawable: string; has_row: boolean }>(db, sql`
+    SELECT ${t.amount}::numeric <= s.spendable AS fits, ${t.amount}::numeric::text AS asked,
+           greatest(s.spendable, 0)::text AS withdrawable, s.has_row
     FROM (SELECT coalesce(b.available + b.credit_limit, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
             FROM merchants m LEFT JOIN balances b ON b.merchant_id = m.id AND b.currency = ${t.currency}
            WHERE m.id = ${t.merchantId}::uuid) s`);

@@ -40,7 +40,7 @@ export function createTransactionRoutes(app: FastifyInstance, db: pg.Pool): void
         });
         if (outcome.kind === 'insufficient_funds') {
           throw insufficientFunds(
-            `Insufficient funds in ${b.currency}: the withdraw asks ${b.amount} and at most ${outcome.withdrawable} ${b.currency} can be withdrawn now (available + credit limit). Nothing was created; the same orderId can be used again once funds arrive.`,
+            `Insufficient funds in ${b.currency}: the withdraw asks ${outcome.asked} and at most ${outcome.withdrawable} ${b.currency} can be withdrawn now (available + credit limit). Nothing was created; the same orderId can be used again once funds arrive.`,
           );
         }
         if (outcome.kind === 'currency_limit') {

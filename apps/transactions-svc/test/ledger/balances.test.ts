@@ -70,6 +70,14 @@ describe('POST /api/createWithdraw and the balance', () => {
     expect((await ledger.create(m, 'withdraw', '999999999', 'USD', id)).statusCode).toBe(201);
   });
 
+  it('names the amount asked as the transaction would have stored it, not as typed', async () => {
+    const m = await ledger.merchant();
+    await ledger.fund(m, '5');
+    const res = await ledger.create(m, 'withdraw', '007.50');
+    expect(res.statusCode).toBe(422);
+    expect(problemOf(res).detail).toContain('the withdraw asks 7.50 and at most 5 USD can be withdrawn');
+  });
+
   it('refuses any withdraw before the first deposit (no balance at all)', async () => {
     const m = await ledger.merchant();
     const res = await ledger.create(m, 'withdraw', '0.01', 'JPY');
