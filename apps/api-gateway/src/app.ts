@@ -134,6 +134,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
                 'text/csv': { schema: { type: 'string', description: 'RFC 4180, header row, one row per matching transaction' } },
               },
             },
+            404: Problem,
             '4xx': Problem,
           },
         },

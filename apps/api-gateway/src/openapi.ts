@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 /** The parts of an OpenAPI 3.1 document read here, loosely typed (its types are not a dependency). */
 type Response = { description: string; content?: Record<string, { schema?: object }>; headers?: Record<string, object> };
 type Document = {
-  paths?: Record<string, Partial<Record<(typeof METHODS)[number], { responses?: Record<string, Response> }>>>;
+  paths?: Record<string, Partial<Record<(typeof METHODS)[number], { responses?: Record<string, Response>; requestBody?: object }>>>;
   components?: Record<string, Record<string, unknown> | undefined>;
 };
 
@@ -40,29 +40,41 @@ function contractProblem(): object {
   return schema;
 }
 
+/** Each error status as docs/api.md#errors words it: the problem `code` it carries, and when. */
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '4XX': 'A problem (RFC 9457): `code` says which; `errors` names each offending field of a validation_failed.',
+  '400': 'validation_failed: a body field, a query parameter or the body itself is not as documented; `errors` names each.',
+  '401': 'unauthorized: the serviceApiToken header is missing, empty, unknown or rotated away (the same body in every case).',
+  '404': "not_found: no such id among yours; another merchant's id answers exactly the same.",
+  '409': 'conflict: the request clashes with what is stored (`detail` says how); retrying it unchanged gets the same answer.',
+  '413': 'payload_too_large: a body over 64 KiB.',
+  '415': 'unsupported_media_type: a body that is not JSON in UTF-8, or sent with a Content-Encoding other than identity.',
+  '422': 'insufficient_funds: available + creditLimit is below the amount; `detail` names the currency, the amount asked and what could be withdrawn. Nothing was written.',
   '429': 'rate_limited: over the per-token limit, or too many bad tokens from one address. Retry after Retry-After seconds.',
+  '500': 'internal: an error of ours, never with internals; retry later.',
+  '503': 'service_unavailable: a dependency is down; retry.',
+  '4XX': 'A problem (RFC 9457): `code` says which; `errors` names each offending field of a validation_failed.',
   '5XX': 'service_unavailable (503) while a dependency is down, retry; internal (500), never with internals.',
 };
+/** What every operation can answer: each is behind the token and refuses a query it does not declare. */
+const ON_EVERY_OPERATION = ['400', '401', '429', '500', '503'];
+/** What an operation that takes a body can answer besides. */
+const ON_A_BODY = ['413', '415'];
 
 /**
  * @fastify/swagger describes a route's response schemas as application/json and knows nothing of
  * headers set in handlers. The schemas stay the routes' own (shared with validation); this adds
  * what the service really sends around them: every error as application/problem+json (one
- * `Problem` schema), a 429 with Retry-After and a 5XX on every operation, x-request-id on every
- * response and Idempotent-Replayed on the 200 of a create.
+ * `Problem` schema), each status an operation can answer with what it means (the ones every
+ * operation shares added here, its own from its route: 404, 409, 422), a 429 with Retry-After,
+ * x-request-id on every response and Idempotent-Replayed on the 200 of a create.
  */
 export function describeWhatIsSent<T extends object>(generated: T): T {
   const doc = generated as Document;
   let problem: object | undefined;
-  const problemResponse = (status: string, alsoHtml: boolean): Response => ({
-    description: ERROR_DESCRIPTIONS[status]!,
-    content: {
-      [PROBLEM_MEDIA_TYPE]: { schema: ref('schemas', 'Problem') },
-      // The viewer answers a browser's Accept: text/html with a page holding the same facts.
-      ...(alsoHtml ? { 'text/html': { schema: { type: 'string' } } } : {}),
-    },
+  // Every error is problem+json, whatever the Accept (the viewer's included).
+  const problemResponse = (status: string): Response => ({
+    description: ERROR_DESCRIPTIONS[status] ?? ERROR_DESCRIPTIONS[status.startsWith('5') ? '5XX' : '4XX']!,
+    content: { [PROBLEM_MEDIA_TYPE]: { schema: ref('schemas', 'Problem') } },
   });
 
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -70,19 +82,17 @@ export function describeWhatIsSent<T extends object>(generated: T): T {
       const operation = item?.[method];
       if (!operation?.responses) continue;
       const responses = operation.responses;
-      const success = Object.entries(responses).find(([status]) => status.startsWith('2'))?.[1];
-      const alsoHtml = success?.content?.['text/html'] !== undefined;
       for (const [status, response] of Object.entries(responses)) {
         if (!/^[45]/.test(status)) continue;
         problem ??= response.content?.['application/json']?.schema;
         // A description the route wrote itself stays; swagger's placeholder does not.
         const own = response.description === 'Default Response' ? {} : { description: response.description };
-        responses[status] = { ...problemResponse(status.startsWith('5') ? '5XX' : '4XX', alsoHtml), ...own };
+        responses[status.toUpperCase()] = { ...problemResponse(status.toUpperCase()), ...own };
+        if (status !== status.toUpperCase()) delete responses[status];
       }
-      responses['4XX'] ??= problemResponse('4XX', alsoHtml);
-      responses['5XX'] ??= problemResponse('5XX', alsoHtml);
-      // The gateway's own refusal, before any page is rendered: always problem+json.
-      responses['429'] = { ...problemResponse('429', false), headers: { [RETRY_AFTER]: ref('headers', RETRY_AFTER) } };
+      const takesBody = 'requestBody' in operation;
+      for (const status of [...ON_EVERY_OPERATION, ...(takesBody ? ON_A_BODY : []), '4XX', '5XX']) responses[status] ??= problemResponse(status);
+      responses['429'] = { ...problemResponse('429'), headers: { [RETRY_AFTER]: ref('headers', RETRY_AFTER) } };
       for (const [status, response] of Object.entries(responses)) {
         const replay = status === '200' && method === 'post' && IDEMPOTENT_CREATES.includes(path);
         response.headers = {

@@ -70,6 +70,22 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('declares each status an operation can answer, with the problem code it carries', () => {
+    for (const [op, operation] of operations()) {
+      const body = operation.requestBody ? ['413', '415'] : [];
+      expect({ op, statuses: Object.keys(operation.responses) }).toEqual({ op, statuses: expect.arrayContaining(['400', '401', '429', '500', '503', ...body]) });
+    }
+    const statusesOf = (path: string, method = 'post') => Object.keys(doc.paths[path][method].responses);
+    expect(statusesOf('/api/createDeposit')).toEqual(expect.arrayContaining(['409']));
+    expect(statusesOf('/api/createWithdraw')).toEqual(expect.arrayContaining(['409', '422']));
+    expect(statusesOf('/api/redeliverCallback')).toEqual(expect.arrayContaining(['404', '409']));
+    expect(statusesOf('/ui/viewTransaction', 'get')).toEqual(expect.arrayContaining(['404']));
+    expect(statusesOf('/api/createDeposit')).not.toContain('422');
+    expect(statusesOf('/api/getBalance', 'get')).not.toContain('413');
+    expect(doc.paths['/api/createWithdraw'].post.responses['422'].description).toMatch(/^insufficient_funds: /);
+    expect(doc.paths['/api/getBalance'].get.responses['401'].description).toMatch(/^unauthorized: /);
+  });
+
   it('declares x-request-id on every response, Retry-After on 429 and Idempotent-Replayed on the 200 of a create', () => {
     for (const [op, status, response] of responses()) {
       expect({ op, status, header: headerOf(response, 'x-request-id')?.schema }).toEqual({ op, status, header: { type: 'string' } });

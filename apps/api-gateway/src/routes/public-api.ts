@@ -33,7 +33,7 @@ export function publicApiRoutes(app: FastifyInstance): void {
     '/api/createDeposit',
     doc('Create a deposit (idempotent per orderId)', {
       body: CreateDepositBody,
-      response: { 201: Transaction, 200: Transaction, ...errors },
+      response: { 201: Transaction, 200: Transaction, 409: Problem, ...errors },
     }),
     forward,
   );
@@ -41,7 +41,7 @@ export function publicApiRoutes(app: FastifyInstance): void {
     '/api/createWithdraw',
     doc('Create a withdraw (idempotent per orderId)', {
       body: CreateWithdrawBody,
-      response: { 201: Transaction, 200: Transaction, ...errors },
+      response: { 201: Transaction, 200: Transaction, 409: Problem, 422: Problem, ...errors },
     }),
     forward,
   );
@@ -68,7 +68,7 @@ export function publicApiRoutes(app: FastifyInstance): void {
     '/api/redeliverCallback',
     doc('Start a new series of callback attempts for one settled event (same webhook-id and body); 409 while one is pending or retrying', {
       body: RedeliverCallbackBody,
-      response: { 202: RedeliveredEvent, ...errors },
+      response: { 202: RedeliveredEvent, 404: Problem, 409: Problem, ...errors },
     }),
     forward,
   );
