@@ -8,6 +8,9 @@ const run = (a: Admission | Promise<Admission>): Slot => {
   return a.slot;
 };
 
+/** An attempt that got its 200 after `durationMs`. */
+const succeeded = (durationMs: number) => ({ durationMs, succeeded: true });
+
 beforeEach(() => {
   clock = 0;
 });
@@ -20,7 +23,7 @@ describe('MerchantShares', () => {
     const third = s.admit('a');
     expect(third).toBeInstanceOf(Promise);
     expect(s.stats('a')).toEqual({ running: 2, waiting: 1, slow: false });
-    a1.release(10);
+    a1.release(succeeded(10));
     expect((await third).kind).toBe('run');
     s.close();
   });
@@ -36,7 +39,7 @@ describe('MerchantShares', () => {
 
   it('narrows a slow merchant to its slow share and throttles beyond what its slots get through in the horizon', () => {
     const s = shares();
-    run(s.admit('a')).release(5000); // mean 5 s: slow
+    run(s.admit('a')).release(succeeded(5000)); // mean 5 s: slow
     run(s.admit('a')); // slow share: 1 in flight
     // waiting limit: 1 slot × 30 s / 5 s = 6
     for (let i = 0; i < 6; i++) expect(s.admit('a')).toBeInstanceOf(Promise);
@@ -45,10 +48,33 @@ describe('MerchantShares', () => {
     s.close();
   });
 
+  it('holds a merchant whose endpoint fails, however fast, to the slow share and throttles its excess, until it succeeds again', async () => {
+    const s = shares({ capacity: 8 });
+    const failed = { durationMs: 1, succeeded: false };
+    const inFlight = run(s.admit('a')); // a burst: one of a's callbacks is in flight throughout
+    // Fast failures: the mean duration stays far below slowAfterMs, yet after a few the endpoint is failing.
+    for (let i = 0; i < 3; i++) run(s.admit('a')).release(failed);
+    expect(s.stats('a')).toEqual({ running: 1, waiting: 0, slow: false }); // 1 - 0.8³ = 0.49: not yet
+    run(s.admit('a')).release(failed);
+    expect(s.stats('a').slow).toBe(true);
+    // The slow share (1) is taken; it may keep its part of the slow half waiting (8 / 2 - 1 = 3), no more.
+    const waiting = [1, 2, 3].map(() => s.admit('a'));
+    for (const w of waiting) expect(w).toBeInstanceOf(Promise);
+    expect(s.admit('a')).toEqual({ kind: 'throttle' });
+    expect(s.admit('b')).toMatchObject({ kind: 'run' }); // another merchant is admitted at once
+    // Successes bring it back to the full share (2 in flight).
+    inFlight.release(succeeded(1));
+    run(await waiting[0]!).release(succeeded(1));
+    run(await waiting[1]!).release(succeeded(1));
+    run(await waiting[2]!).release(succeeded(1));
+    expect(s.stats('a').slow).toBe(false);
+    s.close();
+  });
+
   it('throttles slow merchants once they hold half the capacity, keeping the other half for the rest', () => {
     const s = shares({ capacity: 4 });
-    run(s.admit('a')).release(5000);
-    run(s.admit('b')).release(5000);
+    run(s.admit('a')).release(succeeded(5000));
+    run(s.admit('b')).release(succeeded(5000));
     run(s.admit('a'));
     run(s.admit('b'));
     expect(s.admit('a')).toEqual({ kind: 'throttle' });
@@ -59,8 +85,8 @@ describe('MerchantShares', () => {
   it('splits the slow half evenly between slow merchants: one slow merchant’s backlog does not keep another out', async () => {
     const s = shares({ capacity: 40, sweepIntervalMs: 10 });
     const settled = async (p: Admission | Promise<Admission>) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5))]);
-    run(s.admit('b')).release(1500); // b's endpoint is slow (mean 1.5 s)
-    run(s.admit('a')).release(1500); // and so is a's
+    run(s.admit('b')).release(succeeded(1500)); // b's endpoint is slow (mean 1.5 s)
+    run(s.admit('a')).release(succeeded(1500)); // and so is a's
     await new Promise((resolve) => setTimeout(resolve, 30)); // a sweep counts them: 2 slow merchants
     run(s.admit('a')); // a's slow share: 1 in flight
     // Alone, a could keep what its slot gets through in 30 s (20); with b slow too, its even part of
@@ -79,13 +105,13 @@ describe('MerchantShares', () => {
   it('trims a slow merchant’s backlog to its even part once another merchant turns slow', async () => {
     const s = shares({ capacity: 40, sweepIntervalMs: 10 });
     const settled = async (p: Admission | Promise<Admission>) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5))]);
-    run(s.admit('a')).release(1500);
+    run(s.admit('a')).release(succeeded(1500));
     await new Promise((resolve) => setTimeout(resolve, 30)); // a is the only slow merchant
     run(s.admit('a'));
     const aWaiting = Array.from({ length: 19 }, () => s.admit('a')); // 20 (the slow half) less its slot
     expect(await Promise.all(aWaiting.map(settled))).toEqual(Array(19).fill('waiting'));
     expect(s.admit('b')).toMatchObject({ kind: 'run' }); // b is not slow yet: its fast share is untouched
-    run(s.admit('c')).release(1500); // c turns slow
+    run(s.admit('c')).release(succeeded(1500)); // c turns slow
     await new Promise((resolve) => setTimeout(resolve, 30)); // the next sweep
     const outcomes = await Promise.all(aWaiting.map(settled));
     // a keeps its oldest 9 waiting; its 10 newest go to the throttle queue (not attempts).

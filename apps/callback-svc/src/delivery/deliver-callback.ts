@@ -80,11 +80,11 @@ export function createDeliveryHandler(deps: DeliveryDeps): LaneHandler {
     if (admission.kind === 'closed') throw new HandBackError('shutting down');
     if (admission.kind === 'throttle') return held(deps, steps, lane, message, msg, 'over_share');
     callbacksInFlight.inc();
-    let durationMs: number | undefined;
+    let attempt: AttemptSummary | undefined;
     try {
       // A consumer span in the event's trace (the relay's publish is its parent): an SRE finds a
       // merchant's deliveries by merchant.id, and a delivery that gave up is marked as an error.
-      durationMs = await withSpan(
+      attempt = await withSpan(
         'callback deliver',
         {
           kind: SpanKind.CONSUMER,
@@ -106,12 +106,15 @@ export function createDeliveryHandler(deps: DeliveryDeps): LaneHandler {
       );
     } finally {
       callbacksInFlight.dec();
-      admission.slot.release(durationMs);
+      admission.slot.release(attempt);
     }
   };
 }
 
-/** Returns the attempt's duration when one was made (it tells the merchant's share how slow it is). */
+/** What an attempt tells the merchant's share (how slow its endpoint is, whether it fails). */
+type AttemptSummary = { durationMs: number; succeeded: boolean };
+
+/** Returns the attempt's summary when one was made. */
 async function deliver(
   deps: DeliveryDeps,
   steps: Steps,
@@ -120,7 +123,7 @@ async function deliver(
   msg: DeliveryMessage,
   slot: Slot,
   span: Span,
-): Promise<number | undefined> {
+): Promise<AttemptSummary | undefined> {
   const { logger } = deps;
   const claim = await steps.claim({ eventId: msg.eventId, attempt: msg.attempt });
   switch (claim.kind) {
@@ -167,7 +170,7 @@ async function deliver(
       : await settle(deps, steps, lane, message, msg, target, result);
   span.setAttribute('callback.delivery_status', status);
   if (status === 'failed') failSpan(span, `no attempts left: delivery failed (${result.error ?? `HTTP ${result.statusCode}`})`);
-  return result.durationMs;
+  return { durationMs: result.durationMs, succeeded: result.outcome === 'succeeded' };
 }
 
 /**

@@ -5,7 +5,10 @@
  *
  * - at most `perMerchant` callbacks in flight (`slowPerMerchant` while its endpoint is slow: its
  *   recent attempts took longer than `slowAfterMs` on average, or one in flight has been running
- *   that long);
+ *   that long; or failing: most of its recent attempts failed, however fast. A failing endpoint's
+ *   retries come back in waves, and at a failure a millisecond each they would take the process's
+ *   whole capacity from the front of the one queue: seen from outside, another merchant's
+ *   callbacks waited up to 10.8 s behind them);
  * - more of its messages wait here, in order, for its next free slot: any number while its
  *   endpoint is fast (each holds a prefetch slot for milliseconds); while it is slow, as many as
  *   its slots get through in `horizonMs` (the longest throttle wait, so its slots never idle
@@ -37,11 +40,11 @@ export interface MerchantSharesOptions {
 /**
  * A delivery slot: call `sending` when the HTTP attempt starts (only time spent waiting on the
  * merchant's endpoint makes it slow, not time spent on our own database) and `release` with the
- * attempt's duration once the delivery is done.
+ * attempt (its duration and whether it succeeded), or nothing when none was made, once the delivery is done.
  */
 export interface Slot {
   sending(): void;
-  release(durationMs?: number): void;
+  release(attempt?: { durationMs: number; succeeded: boolean }): void;
 }
 
 export type Admission = { kind: 'run'; slot: Slot } | { kind: 'throttle' } | { kind: 'closed' };
@@ -52,9 +55,13 @@ interface Share {
   waiting: Array<(admission: Admission) => void>;
   /** Exponentially weighted mean duration of recent attempts, ms; undefined before the first. */
   meanMs?: number;
+  /** Exponentially weighted share of recent attempts that failed (0–1); undefined before the first. */
+  failing?: number;
 }
 
 const WEIGHT = 0.2;
+/** Failing: more than this share of recent attempts failed (about 4 failures in a row from success). */
+const FAILING_ABOVE = 0.5;
 
 export class MerchantShares {
   private readonly shares = new Map<string, Share>();
@@ -109,11 +116,14 @@ export class MerchantShares {
       sending: () => {
         entry.sendingSince = this.now();
       },
-      release: (durationMs) => {
+      release: (attempt) => {
         if (released) return;
         released = true;
         share.running.delete(entry);
-        if (durationMs !== undefined) share.meanMs = share.meanMs === undefined ? durationMs : share.meanMs + WEIGHT * (durationMs - share.meanMs);
+        if (attempt !== undefined) {
+          share.meanMs = weighted(share.meanMs, attempt.durationMs);
+          share.failing = weighted(share.failing ?? 0, attempt.succeeded ? 0 : 1); // from 0: one failure alone is not failing
+        }
         this.grant(merchant, share);
       },
     };
@@ -125,7 +135,7 @@ export class MerchantShares {
     while (share.waiting.length > 0 && share.running.size < cap) {
       share.waiting.shift()!({ kind: 'run', slot: this.take(merchant, share) });
     }
-    if (share.running.size === 0 && share.waiting.length === 0 && (share.meanMs ?? 0) <= this.opts.slowAfterMs) {
+    if (share.running.size === 0 && share.waiting.length === 0 && !this.isSlow(share)) {
       this.shares.delete(merchant); // nothing worth remembering: memory stays bounded by active merchants
     }
   }
@@ -153,8 +163,9 @@ export class MerchantShares {
     return Math.max(cap, Math.min(horizon, evenPart));
   }
 
+  /** Slow or failing: held to the slow share and its bounded backlog. */
   private isSlow(share: Share): boolean {
-    if ((share.meanMs ?? 0) > this.opts.slowAfterMs) return true;
+    if ((share.meanMs ?? 0) > this.opts.slowAfterMs || (share.failing ?? 0) > FAILING_ABOVE) return true;
     const now = this.now();
     for (const { sendingSince } of share.running) if (sendingSince !== undefined && now - sendingSince > this.opts.slowAfterMs) return true;
     return false;
@@ -173,3 +184,5 @@ export class MerchantShares {
     return share;
   }
 }
+
+const weighted = (mean: number | undefined, value: number): number => (mean === undefined ? value : mean + WEIGHT * (value - mean));
