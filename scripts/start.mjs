@@ -87,10 +87,28 @@ async function brokerProblem(url) {
   }
 }
 
+/** One PostgreSQL login: a port that accepts TCP may still refuse this role or password. */
+async function postgresProblem(url) {
+  const db = await reachable(url, 5432);
+  if (!db.ok) return `PostgreSQL is not reachable at ${db.where} (DATABASE_URL)`;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return undefined;
+  } catch (error) {
+    if (error.code === '3D000') return undefined; // the database does not exist yet: it is created next
+    const reason = error.message?.split('\n')[0] || error.code || 'no PostgreSQL handshake';
+    return `PostgreSQL at ${db.where} (DATABASE_URL) did not accept a connection: ${reason}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function checkDependencies() {
-  const [db, mq] = await Promise.all([reachable(env.DATABASE_URL, 5432), brokerProblem(env.AMQP_URL)]);
+  const [db, mq] = await Promise.all([postgresProblem(env.DATABASE_URL), brokerProblem(env.AMQP_URL)]);
   const problems = [];
-  if (!db.ok) problems.push(`PostgreSQL is not reachable at ${db.where} (DATABASE_URL)`);
+  if (db) problems.push(db);
   if (mq) problems.push(mq);
   if (problems.length) {
     for (const p of problems) console.error(`[start] ${p}`);

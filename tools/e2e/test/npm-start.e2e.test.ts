@@ -132,6 +132,13 @@ describe('npm start without its servers', () => {
     expect(res.stderr).not.toContain('RabbitMQ');
   });
 
+  it('names PostgreSQL and its address when it answers but refuses the login, before building anything, and exits non-zero', () => {
+    const res = run({ DATABASE_URL: 'postgresql://no_such_role_dw@127.0.0.1:5432/x', AMQP_URL: DEFAULT_AMQP_URL });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('PostgreSQL at 127.0.0.1:5432 (DATABASE_URL) did not accept a connection: role "no_such_role_dw" does not exist');
+    expect(res.stderr).not.toContain('building');
+  });
+
   it('names RabbitMQ and its address when RabbitMQ cannot be reached, and exits non-zero', async () => {
     const port = await freePort();
     const res = run({ AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}` });

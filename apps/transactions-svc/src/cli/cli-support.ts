@@ -1,6 +1,7 @@
 // What the two database CLIs share: reading DATABASE_URL, usage errors, and turning failures into
 // one clear line on stderr (never a stack trace, never the password) plus an exit code.
 import { DEFAULT_DATABASE_URL } from '@dw/config';
+import { serverAddress } from '@dw/db';
 
 /** Wrong arguments: the message says what to fix; exit code 2. */
 export class UsageError extends Error {}
@@ -18,10 +19,17 @@ export function reportFailure(program: string, error: unknown, databaseUrl: stri
     process.stderr.write(`${program}: ${error.message}\nRun with --help for usage.\n`);
     return 2;
   }
-  // Our errors (DatabaseUnreachableError, CliFailure, a failed migration) say what happened; so do pg's.
-  const message = error instanceof Error ? error.message : String(error);
+  // Our errors (DatabaseUnreachableError, CliFailure, a failed migration) say what happened; pg's
+  // say it without saying who (`role "x" does not exist`), so those name PostgreSQL and its address.
+  const said = error instanceof Error ? error.message : String(error);
+  const message = isPostgresError(error) ? `PostgreSQL at ${serverAddress(databaseUrl)} (DATABASE_URL): ${said}` : said;
   process.stderr.write(`${program}: ${hidePassword(message, databaseUrl)}\n`);
   return 1;
+}
+
+/** An error PostgreSQL itself sent (pg's DatabaseError carries the server's severity and SQLSTATE). */
+function isPostgresError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as { severity?: unknown }).severity === 'string' && typeof (error as { code?: unknown }).code === 'string';
 }
 
 function hidePassword(message: string, databaseUrl: string): string {

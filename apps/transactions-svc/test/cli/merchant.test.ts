@@ -237,4 +237,13 @@ describe('merchant bad usage', () => {
     expect(result.stderr).toMatch(/PostgreSQL.*127\.0\.0\.1:1/);
     expect(result.stderr).not.toContain('pw-123');
   });
+
+  it.each(['migrate', 'merchant'] as const)('%s names PostgreSQL and its address when it refuses the login', async (cli) => {
+    const args = cli === 'migrate' ? [] : ['create', '--name', 'x'];
+    const result = await runCli(cli, args, { DATABASE_URL: 'postgresql://no_such_role_dw:pw-123@127.0.0.1:5432/x' });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`${cli}: PostgreSQL at 127.0.0.1:5432 (DATABASE_URL): role "no_such_role_dw" does not exist\n`);
+  });
 });
