@@ -28,7 +28,7 @@ rotate-secret a new callback signing secret. apiToken is left out: only the toke
               stored, so the token in force cannot be shown again (it keeps working).
               --overlap: how long the old secret keeps signing beside the new one (callbacks
               carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked
-              secret). Durations: 90s, 30m, 24h, 7d, or plain seconds.
+              secret). Durations: 90s, 30m, 24h, 7d (a unit is required, but for 0).
 set-credit-limit  the limit of one currency (--currency), or the default of every currency
               without its own; prints {"merchantId","currency"|null,"creditLimit"}. Lowering it
               moves no money: new withdraws are refused while available is below -limit.
@@ -98,6 +98,14 @@ function text(value: string | undefined, flag: string, command: string, max: num
   return t;
 }
 
+/**
+ * A credit limit as typed exactly (exact()), written as it is stored and printed back: without
+ * leading zeros (`05` is `5`), as PostgreSQL's numeric writes it.
+ */
+function limitOf(value: string | undefined, flag: string, command: string): string {
+  return matching(exact(value, flag, '<amount>', command), LIMIT, flag, 'a decimal amount ≥ 0 like 500 or 1000.50').replace(/^0+(?=\d)/, '');
+}
+
 type Values = Record<string, string | boolean | undefined>;
 const str = (values: Values, key: string) => values[key] as string | undefined;
 
@@ -105,7 +113,7 @@ function moneyCommand(command: string, values: Values): Command {
   const merchantId = merchantIdOf(str(values, 'merchant'), command);
   const currencyFlag = str(values, 'currency')?.trim();
   if (command === 'set-credit-limit') {
-    const limit = matching(exact(str(values, 'limit'), 'limit', '<amount>', command), LIMIT, 'limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
+    const limit = limitOf(str(values, 'limit'), 'limit', command);
     const currency = currencyFlag === undefined ? null : matching(currencyFlag, CURRENCY, 'currency', '3–10 characters A–Z, 0–9');
     return { run: (db) => setCreditLimit(db, merchantId, limit, currency), rotatesToken: false };
   }
@@ -166,8 +174,7 @@ function parseCommand(argv: string[]): Command | 'help' {
     if (!name) throw new UsageError('create needs --name <name>');
     // Printable as the API's text fields are (no control characters): the name is shown in logs and pages.
     if (name.length > MAX_NAME || !PRINTABLE.test(name)) throw new UsageError(`--name must be 1–${MAX_NAME} printable characters`);
-    const flag = values['credit-limit']?.trim();
-    const creditLimit = flag === undefined ? '0' : matching(flag, LIMIT, 'credit-limit', 'a decimal amount ≥ 0 like 500 or 1000.50');
+    const creditLimit = values['credit-limit'] === undefined ? '0' : limitOf(values['credit-limit'], 'credit-limit', command);
     return { run: (db) => createMerchant(db, name, creditLimit), rotatesToken: false };
   }
   if (command === 'set-credit-limit' || command === 'adjust-balance') return moneyCommand(command, values);
@@ -186,11 +193,15 @@ function parseCommand(argv: string[]): Command | 'help' {
   throw new UsageError(command ? `unknown command ${command}` : 'missing command (create, rotate-token, rotate-secret, set-credit-limit or adjust-balance)');
 }
 
-const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
-/** "24h", "30m", "90s", "7d" or plain seconds → seconds, 0…SECRET_OVERLAP_MAX_SECONDS. */
+/**
+ * "24h", "30m", "90s", "7d" or "0" → seconds, 0…SECRET_OVERLAP_MAX_SECONDS. A number without its
+ * unit is refused (but 0): `24` meant as hours would revoke the old secret after 24 seconds.
+ */
 export function parseOverlap(text: string): number {
-  const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
+  const match = /^(?:(\d{1,9})([smhd])|(0+))$/.exec(text.trim());
+  if (match?.[3] !== undefined) return 0;
   if (!match) throw new UsageError(`--overlap must be a duration like 24h, 30m, 90s, 7d or 0, got ${JSON.stringify(text)}`);
   const seconds = Number(match[1]) * UNIT_SECONDS[match[2]!]!;
   if (seconds > SECRET_OVERLAP_MAX_SECONDS) throw new UsageError(`--overlap is at most 7d (${SECRET_OVERLAP_MAX_SECONDS} s)`);

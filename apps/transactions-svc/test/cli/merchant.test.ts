@@ -176,7 +176,7 @@ describe('merchant rotate-secret', () => {
     ['30m', 1800],
     ['2h', 7200],
     ['7d', 604_800],
-    ['600', 600],
+    ['600s', 600],
   ])('--overlap %s keeps it for %i seconds', async (text, seconds) => {
     const issued = await createMerchant();
     expect((await merchant('rotate-secret', '--merchant', issued.merchantId!, '--overlap', text)).code).toBe(0);
@@ -215,6 +215,8 @@ describe('merchant bad usage', () => {
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '8d'], 2, /at most 7d/],
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '-1h'], 2, /--overlap/],
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1 week'], 2, /--overlap must be a duration/],
+    // A number without its unit: 24 meant as hours would revoke the old secret after 24 seconds.
+    [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '24'], 2, /--overlap must be a duration like 24h/],
     [['rotate-token', '--merchant', '00000000-0000-4000-8000-000000000000', '--overlap', '1h'], 2, /only to rotate-secret/],
     [['rotate-secret', '--merchant', '00000000-0000-4000-8000-000000000000'], 1, /no merchant with id 00000000-0000-4000-8000-000000000000/],
     // A repeated option is refused, not resolved to its last value (which merchant, which amount?).

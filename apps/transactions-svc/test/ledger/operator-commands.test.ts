@@ -38,7 +38,7 @@ describe('merchant create --credit-limit', () => {
     expect(await ledger.balance(merchantId, 'EUR')).toMatchObject({ available: '-150.25', creditLimit: '150.25' });
   });
 
-  it.each([['-1'], ['1e3'], ['abc'], ['1.123456789']])('refuses --credit-limit %s with exit 2', async (limit) => {
+  it.each([['-1'], ['1e3'], ['abc'], ['1.123456789'], [' 5'], ['5\t']])('refuses --credit-limit %j with exit 2', async (limit) => {
     const res = await merchantCli('create', '--name', 'X', '--credit-limit', limit);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
@@ -57,6 +57,12 @@ describe('merchant set-credit-limit', () => {
     expect((await ledger.create(m, 'withdraw', '10', 'USD')).statusCode).toBe(201);
     expect((await ledger.create(m, 'withdraw', '3.01', 'EUR')).statusCode).toBe(422);
     expect((await ledger.create(m, 'withdraw', '3', 'EUR')).statusCode).toBe(201);
+  });
+
+  it('prints the limit as it is stored, without leading zeros', async () => {
+    const m = await ledger.merchant();
+    const res = await merchantCli('set-credit-limit', '--merchant', m, '--limit', '007.50', '--currency', 'USD');
+    expect(oneJsonLine(res.stdout)).toEqual({ merchantId: m, currency: 'USD', creditLimit: '7.50' });
   });
 
   it('fails with exit 1 and a message for an unknown merchant', async () => {
