@@ -87,8 +87,7 @@ export function describeWhatIsSent<T extends object>(generated: T): T {
         problem ??= response.content?.['application/json']?.schema;
         // A description the route wrote itself stays; swagger's placeholder does not.
         const own = response.description === 'Default Response' ? {} : { description: response.description };
-        responses[status.toUpperCase()] = { ...problemResponse(status.toUpperCase()), ...own };
-        if (status !== status.toUpperCase()) delete responses[status];
+        responses[status] = { ...problemResponse(status), ...own }; // swagger writes `4xx` as `4XX` already
       }
       const takesBody = 'requestBody' in operation;
       for (const status of [...ON_EVERY_OPERATION, ...(takesBody ? ON_A_BODY : []), '4XX', '5XX']) responses[status] ??= problemResponse(status);
