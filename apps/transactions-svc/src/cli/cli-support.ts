@@ -2,6 +2,7 @@
 // one clear line on stderr (never a stack trace, never the password) plus an exit code.
 import { DEFAULT_DATABASE_URL } from '@dw/config';
 import { serverAddress } from '@dw/db';
+import { DatabaseError } from 'pg';
 
 /** Wrong arguments: the message says what to fix; exit code 2. */
 export class UsageError extends Error {}
@@ -20,16 +21,12 @@ export function reportFailure(program: string, error: unknown, databaseUrl: stri
     return 2;
   }
   // Our errors (DatabaseUnreachableError, CliFailure, a failed migration) say what happened; pg's
-  // say it without saying who (`role "x" does not exist`), so those name PostgreSQL and its address.
+  // (DatabaseError: what the server itself sent) say it without saying who (`role "x" does not
+  // exist`), so those name PostgreSQL and its address.
   const said = error instanceof Error ? error.message : String(error);
-  const message = isPostgresError(error) ? `PostgreSQL at ${serverAddress(databaseUrl)} (DATABASE_URL): ${said}` : said;
+  const message = error instanceof DatabaseError ? `PostgreSQL at ${serverAddress(databaseUrl)} (DATABASE_URL): ${said}` : said;
   process.stderr.write(`${program}: ${hidePassword(message, databaseUrl)}\n`);
   return 1;
-}
-
-/** An error PostgreSQL itself sent (pg's DatabaseError carries the server's severity and SQLSTATE). */
-function isPostgresError(error: unknown): boolean {
-  return error instanceof Error && typeof (error as { severity?: unknown }).severity === 'string' && typeof (error as { code?: unknown }).code === 'string';
 }
 
 function hidePassword(message: string, databaseUrl: string): string {
