@@ -105,11 +105,30 @@ async function postgresProblem(url) {
   }
 }
 
+const PORT_VARIABLES = { 'transactions-svc': 'TRANSACTIONS_PORT', 'callback-svc': 'CALLBACK_PORT', ui: 'UI_PORT', 'api-gateway': 'GATEWAY_PORT' };
+
+/** Why a service could not listen where it is told to (another process holds the port, say), or undefined. */
+function portProblem({ name, port, host }) {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (error) => {
+      const why = error.code === 'EADDRINUSE' ? 'another process is listening there' : error.code === 'EACCES' ? 'this user may not listen there' : error.code === 'EADDRNOTAVAIL' ? 'no interface of this machine has that address' : error.message;
+      resolve(`${name} cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port} (${PORT_VARIABLES[name]}${name === 'api-gateway' ? ', HOST' : ', INTERNAL_HOST'}): ${why}`);
+    });
+    try {
+      probe.listen(Number(port), host, () => probe.close(() => resolve(undefined)));
+    } catch {
+      resolve(undefined); // not a port number: the service's own configuration check names the variable
+    }
+  });
+}
+
 async function checkDependencies() {
-  const [db, mq] = await Promise.all([postgresProblem(env.DATABASE_URL), brokerProblem(env.AMQP_URL)]);
+  const [db, mq, ...ports] = await Promise.all([postgresProblem(env.DATABASE_URL), brokerProblem(env.AMQP_URL), ...SERVICES.map(portProblem)]);
   const problems = [];
   if (db) problems.push(db);
   if (mq) problems.push(mq);
+  problems.push(...ports.filter(Boolean));
   if (problems.length) {
     for (const p of problems) console.error(`[start] ${p}`);
     process.exit(1);

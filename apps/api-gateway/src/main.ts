@@ -1,5 +1,5 @@
 import { ConfigError, loadGatewayConfig } from '@dw/config';
-import { InternalAuth, listenerSettings, runService } from '@dw/http-kit';
+import { InternalAuth, ListenError, listenerSettings, runService } from '@dw/http-kit';
 import { AmqpConnection, subscribeTokenRotations } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
@@ -62,6 +62,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { ConfigError, loadCallbackConfig } from '@dw/config';
 import { createPool } from '@dw/db';
-import { listenerSettings, runService } from '@dw/http-kit';
+import { ListenError, listenerSettings, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createBrokerConnection } from './broker';
@@ -39,6 +39,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
   process.exit(1);
 });

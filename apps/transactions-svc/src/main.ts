@@ -1,5 +1,5 @@
 import { ConfigError, loadTransactionsConfig } from '@dw/config';
-import { listenerSettings, runService } from '@dw/http-kit';
+import { ListenError, listenerSettings, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createPool } from '@dw/db';
@@ -43,6 +43,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
   process.exit(1);
 });

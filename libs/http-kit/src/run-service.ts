@@ -37,6 +37,26 @@ function metricsServer(): http.Server {
   });
 }
 
+/** A service that could not take its port, told in one line rather than a stack trace. */
+export class ListenError extends Error {}
+
+const LISTEN_REASONS: Record<string, string> = {
+  EADDRINUSE: 'another process is listening there',
+  EACCES: 'this user may not listen there',
+  EADDRNOTAVAIL: 'no interface of this machine has that address',
+};
+
+/** Listens, or rejects with a ListenError naming the address when the reason is one a person can act on. */
+async function listenOn(host: string, port: number, listen: () => Promise<unknown>, what = ''): Promise<void> {
+  try {
+    await listen();
+  } catch (err) {
+    const reason = LISTEN_REASONS[(err as NodeJS.ErrnoException).code ?? ''];
+    if (!reason) throw err;
+    throw new ListenError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}${what}: ${reason}`);
+  }
+}
+
 export async function runService({ app, port, host, shutdownTimeoutMs, metricsPort }: RunOptions): Promise<void> {
   const metrics = metricsPort ? metricsServer() : undefined;
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -47,7 +67,8 @@ export async function runService({ app, port, host, shutdownTimeoutMs, metricsPo
     await shutdownTelemetry();
   });
   if (metrics) {
-    await new Promise<void>((resolve, reject) => metrics.once('error', reject).listen(metricsPort, host, resolve));
+    const listen = () => new Promise<void>((resolve, reject) => metrics.once('error', reject).listen(metricsPort, host, resolve));
+    await listenOn(host, metricsPort!, listen, ' (METRICS_PORT)');
   }
-  await app.listen({ port, host });
+  await listenOn(host, port, () => app.listen({ port, host }));
 }

@@ -3,11 +3,12 @@
  * contract's port variables set, it builds, migrates, starts the four services, prints a demo
  * token that works through the gateway (the API and the viewer), delivers the demo merchant's
  * callbacks to its receiver, and stops everything with exit 0 on Ctrl-C. With PostgreSQL or
- * RabbitMQ unreachable (or RabbitMQ's address answering as something else) it says which, at which
- * address, and exits non-zero.
+ * RabbitMQ unreachable (or RabbitMQ's address answering as something else), or a port held by another
+ * process, it says which, at which address, and exits non-zero.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AMQP_URL, loadCallbackConfig } from '@dw/config';
 import { testPrefix } from '@dw/testing';
@@ -137,6 +138,20 @@ describe('npm start without its servers', () => {
     expect(res.status).not.toBe(0);
     expect(res.stderr).toContain('PostgreSQL at 127.0.0.1:5432 (DATABASE_URL) did not accept a connection: role "no_such_role_dw" does not exist');
     expect(res.stderr).not.toContain('building');
+  });
+
+  it('names the service, its address and its variable when another process holds its port, before building anything, and exits non-zero', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const held = (holder.address() as net.AddressInfo).port;
+      const res = run({ UI_PORT: String(held) });
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toContain(`ui cannot listen on 127.0.0.1:${held} (UI_PORT, INTERNAL_HOST): another process is listening there`);
+      expect(res.stderr).not.toContain('building');
+    } finally {
+      holder.close();
+    }
   });
 
   it('names RabbitMQ and its address when RabbitMQ cannot be reached, and exits non-zero', async () => {
