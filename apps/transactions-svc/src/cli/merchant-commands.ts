@@ -30,8 +30,9 @@ rotate-secret a new callback signing secret. apiToken is left out: only the toke
               carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked
               secret). Durations: 90s, 30m, 24h, 7d (a unit is required, but for 0).
 set-credit-limit  the limit of one currency (--currency), or the default of every currency
-              without its own; prints {"merchantId","currency"|null,"creditLimit"}. Lowering it
-              moves no money: new withdraws are refused while available is below -limit.
+              without its own; prints {"merchantId","currency"|null,"creditLimit"}. A limit
+              below what a balance it governs already uses (available below -limit) is refused
+              (exit 1), naming the lowest it allows now.
 adjust-balance  an operator's correction: one ledger entry moving --amount (signed: + adds to
               available, - takes from it; --amount -10 and --amount=-10 alike) between available
               and the platform's adjustments account, with --reason, --reference (the same reference again answers the same
@@ -92,9 +93,12 @@ function matching(value: string, pattern: RegExp, flag: string, what: string): s
   return value;
 }
 
+/** Length in characters (code points), as PostgreSQL's varchar and the API's schemas count it; .length counts UTF-16 units (an emoji is 2). */
+const characters = (s: string) => [...s].length;
+
 function text(value: string | undefined, flag: string, command: string, max: number): string {
   const t = exact(value, flag, '<text>', command);
-  if (t.length > max || !PRINTABLE.test(t)) throw new UsageError(`--${flag} must be 1–${max} printable characters`);
+  if (characters(t) > max || !PRINTABLE.test(t)) throw new UsageError(`--${flag} must be 1–${max} printable characters`);
   return t;
 }
 
@@ -173,7 +177,7 @@ function parseCommand(argv: string[]): Command | 'help' {
     const name = values.name?.trim();
     if (!name) throw new UsageError('create needs --name <name>');
     // Printable as the API's text fields are (no control characters): the name is shown in logs and pages.
-    if (name.length > MAX_NAME || !PRINTABLE.test(name)) throw new UsageError(`--name must be 1–${MAX_NAME} printable characters`);
+    if (characters(name) > MAX_NAME || !PRINTABLE.test(name)) throw new UsageError(`--name must be 1–${MAX_NAME} printable characters`);
     const creditLimit = values['credit-limit'] === undefined ? '0' : limitOf(values['credit-limit'], 'credit-limit', command);
     return { run: (db) => createMerchant(db, name, creditLimit), rotatesToken: false };
   }

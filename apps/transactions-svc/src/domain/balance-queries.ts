@@ -9,6 +9,7 @@ import { LIST_LIMIT_DEFAULT, type BalanceEntry, type BalanceHistoryPage, type Ba
 import type pg from 'pg';
 import { join, query, raw, sql, type Sql } from '@dw/db';
 import { BadCursorError, isCursorTime } from './cursor';
+import { CREDIT_LIMIT_IN_FORCE } from './ledger-sql';
 import { iso } from './transaction-sql';
 
 const change = (account: string) => `ledger_change(e.debit_account, e.credit_account, e.amount, '${account}')::text`;
@@ -22,9 +23,11 @@ export const entryJson = raw(`json_build_object(
 
 export async function balancesOf(db: pg.Pool, merchantId: string): Promise<BalanceList> {
   const rows = await query<BalanceList['balances'][number]>(db, sql`
-    SELECT currency, available::text AS available, held::text AS held, incoming::text AS incoming, credit_limit::text AS "creditLimit"
-      FROM balances WHERE merchant_id = ${merchantId}::uuid AND entry_count > 0
-     ORDER BY currency`);
+    SELECT b.currency, b.available::text AS available, b.held::text AS held, b.incoming::text AS incoming,
+           (${CREDIT_LIMIT_IN_FORCE})::text AS "creditLimit"
+      FROM balances b JOIN merchants m ON m.id = b.merchant_id
+     WHERE b.merchant_id = ${merchantId}::uuid AND b.entry_count > 0
+     ORDER BY b.currency`);
   return { balances: rows };
 }
 

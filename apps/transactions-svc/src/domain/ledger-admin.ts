@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { inTransaction, query, sql } from '@dw/db';
 import { ledgerEntries } from '../ledger/ledger-metrics';
 import { entryJson } from './balance-queries';
-import { ensureBalanceRow } from './ledger-sql';
+import { CREDIT_LIMIT_IN_FORCE, ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 
 export class LedgerCommandError extends Error {}
@@ -27,25 +27,64 @@ async function requireMerchant(db: pg.PoolClient, merchantId: string): Promise<v
 
 /**
  * Sets the credit limit of one currency, or (currency null) the merchant's default, which every
- * currency without a limit of its own follows. Lowering a limit moves no money: a balance already
- * below the new limit refuses new withdraws until it is not.
+ * currency without a limit of its own follows. A limit is refused when a balance it governs is
+ * already below -limit (available >= -creditLimit holds for every balance, CONTRACT §4.8); the
+ * lowest limit that is not refused is named. The balances it governs are locked first, as every
+ * withdraw locks its balance, so no withdraw slips between the check and the change.
  */
 export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: string, currency: string | null) {
-  return retryDeadlock(() => inTransaction(pool, async (db) => {
+  const result = await retryDeadlock(() => inTransaction(pool, async (db) => {
     await requireMerchant(db, merchantId);
+    if (currency) await ensureBalanceRow(db, merchantId, currency);
+    const governed = sql`merchant_id = ${merchantId}::uuid AND ${currency ? sql`currency = ${currency}` : sql`NOT credit_limit_set`}`;
+    // Every governed row, locked before the merchant's row is touched: a create making a currency's
+    // first row locks the merchant's row (the currency cap), and may then want one of these.
+    await query(db, sql`SELECT 1 FROM balances WHERE ${governed} ORDER BY currency FOR UPDATE`);
+    const [lowest] = await query<{ currency: string; available: string; needed: string }>(db, sql`
+      SELECT currency, available::text AS available, (-available)::text AS needed
+        FROM balances WHERE ${governed} AND available < -${limit}::numeric
+       ORDER BY available, currency LIMIT 1`);
+    if (lowest) {
+      throw new LedgerCommandError(
+        `refused: ${lowest.currency} available is ${lowest.available}, below -${limit}; the lowest ${currency ? 'limit' : 'default'} it allows now is ${lowest.needed}`,
+      );
+    }
     if (currency) {
-      await ensureBalanceRow(db, merchantId, currency);
       await query(db, sql`
         UPDATE balances SET credit_limit = ${limit}::numeric, credit_limit_set = true
          WHERE merchant_id = ${merchantId}::uuid AND currency = ${currency}`);
     } else {
       await query(db, sql`UPDATE merchants SET credit_limit = ${limit}::numeric, updated_at = now() WHERE id = ${merchantId}::uuid`);
-      await query(db, sql`
-        UPDATE balances SET credit_limit = ${limit}::numeric
-         WHERE merchant_id = ${merchantId}::uuid AND NOT credit_limit_set`);
+      await query(db, sql`UPDATE balances SET credit_limit = ${limit}::numeric WHERE merchant_id = ${merchantId}::uuid AND NOT credit_limit_set`);
     }
-    return { merchantId, currency, creditLimit: limit };
+    const [tx] = await query<{ xid: string }>(db, sql`SELECT (pg_current_xact_id()::text::numeric % 4294967296)::text AS xid`);
+    return { out: { merchantId, currency, creditLimit: limit }, xid: tx!.xid };
   }));
+  if (!currency) await settleDefaultCopies(pool, merchantId, result.xid);
+  return result.out;
+}
+
+/** How long settleDefaultCopies waits for older statements at most; a later command settles what it left. */
+const SETTLE_WAIT_MS = 5_000;
+
+/**
+ * Writes the new default again into the copies of rows made by statements that read the old one
+ * (CREDIT_LIMIT_IN_FORCE, ledger-sql.ts), once no statement is running whose snapshot was taken
+ * before the change committed (PostgreSQL's backend_xmin, what CREATE INDEX CONCURRENTLY waits for).
+ */
+async function settleDefaultCopies(pool: pg.Pool, merchantId: string, changedBy: string): Promise<void> {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  for (;;) {
+    const [row] = await query<{ older: boolean }>(pool, sql`
+      SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+                      WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_xmin IS NOT NULL
+                        AND age(backend_xmin) >= age(${changedBy}::xid)) AS older`);
+    if (!row?.older || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await query(pool, sql`
+    UPDATE balances b SET credit_limit = m.credit_limit FROM merchants m
+     WHERE m.id = ${merchantId}::uuid AND b.merchant_id = m.id AND NOT b.credit_limit_set AND b.credit_limit <> m.credit_limit`);
 }
 
 export interface Adjustment {
@@ -69,9 +108,10 @@ export async function adjustBalance(pool: pg.Pool, a: Adjustment): Promise<{ ent
     await requireMerchant(db, a.merchantId);
     await ensureBalanceRow(db, a.merchantId, a.currency);
     const [balance] = await query<{ fits: boolean; spendable: string }>(db, sql`
-      SELECT ${a.amount}::numeric > 0 OR available + ${a.amount}::numeric >= -credit_limit AS fits,
-             greatest(available + credit_limit, 0)::text AS spendable
-        FROM balances WHERE merchant_id = ${a.merchantId}::uuid AND currency = ${a.currency} FOR UPDATE`);
+      SELECT ${a.amount}::numeric > 0 OR b.available + ${a.amount}::numeric >= -${CREDIT_LIMIT_IN_FORCE} AS fits,
+             greatest(b.available + ${CREDIT_LIMIT_IN_FORCE}, 0)::text AS spendable
+        FROM balances b JOIN merchants m ON m.id = b.merchant_id
+       WHERE b.merchant_id = ${a.merchantId}::uuid AND b.currency = ${a.currency} FOR UPDATE OF b`);
     const [earlier] = await query<{ entry: BalanceEntry; same: boolean }>(db, sql`
       SELECT ${entryJson} AS entry,
              (e.currency = ${a.currency} AND ledger_change(e.debit_account, e.credit_account, e.amount, 'available') = ${a.amount}::numeric

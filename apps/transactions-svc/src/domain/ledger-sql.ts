@@ -69,6 +69,18 @@ export function ledgerCtes(reason: string | null): Sql {
 }
 
 /**
+ * The credit limit in force for a balance row `b` of the merchant `m` (both aliases in the query):
+ * its own when an operator set one; otherwise the merchant's default, or the row's copy of the
+ * default when that is lower. The copy is written when the row is made and whenever the default
+ * changes, but a row made by a create whose statement read the default just before an operator
+ * changed it keeps the older value (the command cannot see a row not yet committed; found by an
+ * outside audit). Taking the lower of the two makes a lowered default hold at once for such a row,
+ * and the command writes the copies again once the statements that might hold an older value are
+ * done (settleDefaultCopies, ledger-admin.ts), so a raised one follows.
+ */
+export const CREDIT_LIMIT_IN_FORCE = raw('CASE WHEN b.credit_limit_set THEN b.credit_limit ELSE least(b.credit_limit, m.credit_limit) END');
+
+/**
  * Makes the merchant's balance row in `currency` (zeros, the merchant's default credit limit) when
  * there is none, so that a withdraw or an operator has a row to lock.
  */

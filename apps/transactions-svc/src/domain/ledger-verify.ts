@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import { query, raw, sql } from '@dw/db';
+import { CREDIT_LIMIT_IN_FORCE } from './ledger-sql';
 
 const EXAMPLES = 20;
 const change = (account: string) => raw(`ledger_change(e.debit_account, e.credit_account, e.amount, '${account}')`);
@@ -70,7 +71,8 @@ export async function verifyLedger(db: pg.Pool): Promise<VerifyReport> {
     SELECT (SELECT count(*) FROM balances WHERE entry_count > 0)::int AS balances,
            (SELECT count(*) FROM ledger_entries)::int AS entries,
            (SELECT count(*) FROM transactions)::int AS transactions,
-           (SELECT count(*) FROM balances WHERE available < -credit_limit)::int AS overdrawn`);
+           (SELECT count(*) FROM balances b JOIN merchants m ON m.id = b.merchant_id
+             WHERE b.available < -${CREDIT_LIMIT_IN_FORCE})::int AS overdrawn`);
   const differences = { balances, chain, postings, transactions };
   const ok = Object.values(differences).every((list) => list.length === 0);
   return { ok, ...counts!, differences };

@@ -11,7 +11,7 @@ import { ALLOWED_FROM } from './state-machine';
 import { countEntries, withdrawsRefused } from '../ledger/ledger-metrics';
 import { ringOutboxDoorbell } from '../outbox/doorbell';
 import { isCurrencyCap } from './currency-cap';
-import { ensureBalanceRow } from './ledger-sql';
+import { CREDIT_LIMIT_IN_FORCE, ensureBalanceRow } from './ledger-sql';
 import { retryDeadlock } from './retry-deadlock';
 import { ROW_TRACEPARENT, transactionJson, withEventsFor } from './transaction-sql';
 
@@ -97,11 +97,11 @@ export function insertStatement(items: NewTransaction[]): Sql {
                           ${column('traceparent')}::text[])
                    WITH ORDINALITY AS u(merchant_id, type, amount, currency, order_id, description, metadata, destination, traceparent, n)
            ) i
-      LEFT JOIN (SELECT b.merchant_id, b.currency, b.available + b.credit_limit AS spendable
-                   FROM balances b
+      LEFT JOIN (SELECT b.merchant_id, b.currency, b.available + ${CREDIT_LIMIT_IN_FORCE} AS spendable
+                   FROM balances b JOIN merchants m ON m.id = b.merchant_id
                   WHERE (b.merchant_id, b.currency) IN (SELECT * FROM unnest(${column('merchantId')}::uuid[], ${column('currency')}::text[]))
                   ORDER BY b.merchant_id, b.currency
-                    FOR UPDATE) f ON f.merchant_id = i.merchant_id AND f.currency = i.currency
+                    FOR UPDATE OF b) f ON f.merchant_id = i.merchant_id AND f.currency = i.currency
      WHERE i.type = 'deposit' OR i.withdrawn <= f.spendable
      ORDER BY i.n
     ON CONFLICT (merchant_id, type, order_id) DO NOTHING
@@ -207,7 +207,7 @@ async function fundsFor(db: pg.Pool, t: NewTransaction): Promise<{ fits: boolean
   const [row] = await query<{ fits: boolean; asked: string; withdrawable: string; has_row: boolean }>(db, sql`
     SELECT ${t.amount}::numeric <= s.spendable AS fits, ${t.amount}::numeric::text AS asked,
            greatest(s.spendable, 0)::text AS withdrawable, s.has_row
-    FROM (SELECT coalesce(b.available + b.credit_limit, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
+    FROM (SELECT coalesce(b.available + ${CREDIT_LIMIT_IN_FORCE}, m.credit_limit) AS spendable, b.merchant_id IS NOT NULL AS has_row
             FROM merchants m LEFT JOIN balances b ON b.merchant_id = m.id AND b.currency = ${t.currency}
            WHERE m.id = ${t.merchantId}::uuid) s`);
   if (!row) throw new Error(`merchant ${t.merchantId} not found`);

@@ -15,7 +15,7 @@ export const statementHref = (currency?: string) => (currency ? `/ui/statement?c
 function card(b: Balance): SafeHtml {
   const [available, held, incoming, creditLimit] = commonScale([b.available, b.held, b.incoming, b.creditLimit]) as [string, string, string, string];
   const canWithdraw = withdrawable(available, creditLimit);
-  // Below -creditLimit (history from before the ledger, a lowered limit): why withdraws are refused.
+  // Below -creditLimit (history from before the ledger): why withdraws are refused.
   const blocked = /^0(\.0+)?$/.test(canWithdraw) && available.startsWith('-')
     ? html`<p class="warning" data-field="blocked">Withdraws in ${b.currency} are refused until a deposit or an adjustment brings available above −credit limit.</p>`
     : '';

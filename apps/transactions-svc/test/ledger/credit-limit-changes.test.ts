@@ -1,0 +1,96 @@
+/**
+ * Changing a credit limit while the merchant's money moves (CONTRACT §2 and §4.8): a limit never
+ * lets a balance go below -creditLimit, whether it is lowered below what a balance already uses, or
+ * the default changes while a create is making the row of a currency's first use (found by an
+ * outside audit: that row kept the old default, and a withdraw past the new one was accepted).
+ */
+import pg from 'pg';
+import { LedgerCommandError, setCreditLimit } from '../../src/domain/ledger-admin';
+import { startTestService, type TestService } from '../support/service';
+import { ledgerClient, problemOf } from './support';
+
+let svc: TestService;
+let ledger: ReturnType<typeof ledgerClient>;
+let other: pg.Client;
+beforeAll(async () => {
+  svc = await startTestService('credit-limit-changes');
+  ledger = ledgerClient(svc);
+  other = new pg.Client({ connectionString: svc.url });
+  await other.connect();
+});
+afterAll(async () => {
+  await other?.end();
+  await svc?.close();
+});
+
+const copyOf = async (merchant: string, currency: string) =>
+  (await svc.pool.query<{ credit_limit: string }>('SELECT credit_limit::text FROM balances WHERE merchant_id = $1 AND currency = $2', [merchant, currency]))
+    .rows[0]?.credit_limit;
+
+describe('a limit below what a balance already uses', () => {
+  it('is refused for one currency, naming the lowest limit it allows now, and the limit in force stays', async () => {
+    const m = await ledger.merchant('100');
+    expect((await ledger.create(m, 'withdraw', '60', 'USD')).statusCode).toBe(201); // available -60
+    await expect(setCreditLimit(svc.pool, m, '59.99', 'USD')).rejects.toThrow(
+      new LedgerCommandError('refused: USD available is -60, below -59.99; the lowest limit it allows now is 60'),
+    );
+    expect(await ledger.balance(m, 'USD')).toMatchObject({ available: '-60', creditLimit: '100' });
+    await setCreditLimit(svc.pool, m, '60', 'USD'); // no further credit: allowed
+    expect(await ledger.balance(m, 'USD')).toMatchObject({ available: '-60', creditLimit: '60' });
+    expect((await ledger.create(m, 'withdraw', '0.01', 'USD')).statusCode).toBe(422);
+  });
+
+  it('is refused as a default when a currency that follows it uses more, but not for a currency with a limit of its own', async () => {
+    const m = await ledger.merchant('100');
+    expect((await ledger.create(m, 'withdraw', '30', 'EUR')).statusCode).toBe(201);
+    expect((await ledger.create(m, 'withdraw', '80', 'GBP')).statusCode).toBe(201);
+    await expect(setCreditLimit(svc.pool, m, '50', null)).rejects.toThrow('refused: GBP available is -80, below -50; the lowest default it allows now is 80');
+    await setCreditLimit(svc.pool, m, '80', 'GBP'); // GBP has its own now
+    await setCreditLimit(svc.pool, m, '30', null);
+    expect(await ledger.balance(m, 'EUR')).toMatchObject({ available: '-30', creditLimit: '30' });
+    expect(await ledger.balance(m, 'GBP')).toMatchObject({ available: '-80', creditLimit: '80' });
+  });
+});
+
+describe('the default changing while a currency is first used', () => {
+  it('a row made with the old default while the change waits for a balance lock follows the new default', async () => {
+    const m = await ledger.merchant('100');
+    await ledger.fund(m, '1.00', 'USD');
+    // Another writer holds the USD balance (a withdraw in flight, say): the change waits for it.
+    await other.query('BEGIN');
+    await other.query('SELECT 1 FROM balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE', [m, 'USD']);
+    const change = setCreditLimit(svc.pool, m, '0', null);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await ledger.create(m, 'deposit', '1.00', 'EUR')).statusCode).toBe(201); // EUR's first use
+    await other.query('COMMIT');
+    await change;
+    expect(await ledger.balance(m, 'EUR')).toMatchObject({ creditLimit: '0' });
+    const refused = await ledger.create(m, 'withdraw', '101.00', 'EUR');
+    expect(refused.statusCode).toBe(422);
+    expect(problemOf(refused).code).toBe('insufficient_funds');
+  });
+
+  it('a row whose copy of the default is older and higher never grants more than the default', async () => {
+    const m = await ledger.merchant('0');
+    expect((await ledger.create(m, 'deposit', '5', 'CHF')).statusCode).toBe(201);
+    // As a create that read the default before an operator lowered it would leave it.
+    await svc.pool.query('UPDATE balances SET credit_limit = 100 WHERE merchant_id = $1 AND currency = $2', [m, 'CHF']);
+    expect(await ledger.balance(m, 'CHF')).toMatchObject({ available: '0', creditLimit: '0' });
+    expect((await ledger.create(m, 'withdraw', '0.01', 'CHF')).statusCode).toBe(422);
+  });
+
+  it('a row made by a statement that read the default before a raise committed gets the raised default once that statement is done', async () => {
+    const m = await ledger.merchant('10');
+    // A create's statement that read the default before the change committed and made the row after.
+    const slowFirstUse = other.query(
+      `INSERT INTO balances (merchant_id, currency, credit_limit)
+       SELECT m.id, 'JPY', m.credit_limit FROM merchants m, LATERAL (SELECT pg_sleep(0.8)) s WHERE m.id = $1`,
+      [m],
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    await setCreditLimit(svc.pool, m, '250', null);
+    await slowFirstUse;
+    expect(await copyOf(m, 'JPY')).toBe('250');
+    expect((await ledger.create(m, 'withdraw', '250', 'JPY')).statusCode).toBe(201);
+  });
+});
