@@ -47,6 +47,23 @@ it('waits the whole CALLBACK_TIMEOUT_MS for a body that stalls, then reports a t
   }
 });
 
+it('judges a reply that is not a 200 by its status once its body has taken a second, rather than holding the attempt to the timeout', async () => {
+  const patient = createCallbackSender({ timeoutMs: 10_000, allowPrivateHosts: true });
+  receiver.respond = () => ({ status: 500, stallBody: true });
+  try {
+    const results = await staggered(3, 100, (i) =>
+      patient.send({ url: `${receiver.url}/stall-500`, eventId: `evt_stall500_${i}`, body: Buffer.from('{}'), signingSecrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'] }),
+    );
+    for (const r of results) {
+      expect(r).toMatchObject({ outcome: 'http_status', statusCode: 500, error: null });
+      expect(r.durationMs).toBeGreaterThanOrEqual(1_000);
+      expect(r.durationMs).toBeLessThan(3_000);
+    }
+  } finally {
+    await patient.close();
+  }
+});
+
 it('takes a reply that arrives shortly before CALLBACK_TIMEOUT_MS', async () => {
   receiver.respond = () => ({ status: 200, afterMs: TIMEOUT_MS - 300 });
   const results = await staggered(6, 80, (i) => sendTo('/late', `evt_late_${i}`));

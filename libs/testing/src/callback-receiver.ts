@@ -23,7 +23,9 @@ export type Reaction =
   | 'stall-body'
   | { status: number; afterMs: number }
   /** The status with a body of this many bytes. */
-  | { status: number; bodyBytes: number };
+  | { status: number; bodyBytes: number }
+  /** The status and the start of a body that never ends. */
+  | { status: number; stallBody: true };
 
 export interface CallbackReceiver {
   url: string;
@@ -56,6 +58,7 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       if (reaction === 'hang') return;
       if (reaction === 'reset') return req.socket.destroy();
       if (reaction === 'stall-body') return void res.writeHead(200, { 'content-type': 'text/plain' }).write('the start of a reply');
+      if (typeof reaction === 'object' && 'stallBody' in reaction) return void res.writeHead(reaction.status, { 'content-type': 'text/plain' }).write('the start of a reply');
       if (typeof reaction === 'object' && 'bodyBytes' in reaction) {
         res.writeHead(reaction.status, { 'content-type': 'text/plain' }).end(Buffer.alloc(reaction.bodyBytes, 'x'));
         return;

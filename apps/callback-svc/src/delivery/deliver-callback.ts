@@ -200,7 +200,9 @@ async function settle(
   const log = { eventId: msg.eventId, attempt: msg.attempt, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
   if (status === 'succeeded') deps.logger.debug?.(log, 'callback delivered');
   else if (status === 'retrying') deps.logger.warn({ ...log, retryInMs: delayMs }, 'callback attempt failed; retry scheduled');
-  else deps.logger.error(log, 'callback attempt failed; no attempts left, delivery failed');
+  // A warning, not an error: the merchant's endpoint failed, not this service (an SRE reads level >= 50
+  // for this service's own faults, docs/operations.md); callback_deliveries_total{status="failed"} counts them.
+  else deps.logger.warn(log, 'callback attempt failed; no attempts left, delivery failed');
   return status;
 }
 

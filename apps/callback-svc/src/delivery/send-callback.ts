@@ -35,6 +35,14 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_LENGTH = 500;
 /** How long after the exchange's own timeout undici's timers would stop it, were ours ever missed. */
 const BACKSTOP_MS = 1_000;
+/**
+ * How long the body of a reply that is not a 200 may take once its head has come. Its status has
+ * decided the outcome (a failure); the body is read only so the connection can serve the next
+ * attempt. A body that stalls past this is cut and the connection dropped, rather than holding the
+ * merchant's slot until the timeout (found by an outside audit: a 500 that never finished its body
+ * was recorded after 15 s, and its retry came 15 s late).
+ */
+const FAILED_REPLY_BODY_MS = 1_000;
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -73,12 +81,13 @@ export class SendAbortedError extends Error {
   }
 }
 
-type CutReason = 'timeout' | 'shutdown';
+/** `judged`: a reply that is not a 200 whose body took longer than FAILED_REPLY_BODY_MS. */
+type CutReason = 'timeout' | 'shutdown' | 'judged';
 
 /** Why an exchange was cut short by us rather than by the network. */
 class CutShort extends Error {
   constructor(readonly reason: CutReason) {
-    super(reason === 'timeout' ? 'callback timeout' : 'shutting down');
+    super(reason === 'timeout' ? 'callback timeout' : reason === 'judged' ? 'reply judged by its status' : 'shutting down');
   }
 }
 
@@ -100,6 +109,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   requestWritten = false;
   private controller: Dispatcher.DispatchController | undefined;
   private bytes = 0;
+  /** Runs once a reply that is not a 200 has its head (FAILED_REPLY_BODY_MS). */
+  judgeTimer: NodeJS.Timeout | undefined;
   private settle!: (err?: Error) => void;
   readonly done = new Promise<Error | undefined>((resolve) => (this.settle = resolve));
 
@@ -121,6 +132,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
     this.statusCode = statusCode;
+    if (statusCode !== 200) this.judgeTimer = setTimeout(() => this.cut('judged'), FAILED_REPLY_BODY_MS);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -194,6 +206,7 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
     );
     const err = await exchange.done;
     clearTimeout(timer);
+    clearTimeout(exchange.judgeTimer);
     inFlight.delete(exchange);
     if (exchange.cutBy === 'shutdown') {
       // Still connecting: nothing reached the merchant, so this is no attempt.
@@ -207,8 +220,8 @@ export function createCallbackSender({ timeoutMs, allowPrivateHosts }: SenderOpt
       const phase = exchange.statusCode === null ? 'no reply' : 'the reply body did not complete';
       return finish('timeout', `timeout: ${phase} within ${timeoutMs} ms`);
     }
-    // A reply too large to read is judged by its status all the same.
-    if (err && !exchange.truncated) return failure(err, finish);
+    // A reply too large to read, or a failed one whose body was slow, is judged by its status all the same.
+    if (err && !exchange.truncated && exchange.cutBy !== 'judged') return failure(err, finish);
     return finish(replyOutcome(exchange.statusCode), null);
   }
 
