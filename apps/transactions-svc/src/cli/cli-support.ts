@@ -10,6 +10,17 @@ export class UsageError extends Error {}
 /** A well-understood failure (e.g. no such merchant): its message is printed as is; exit code 1. */
 export class CliFailure extends Error {}
 
+/**
+ * A refusal of node's parseArgs (a TypeError with an ERR_PARSE_ARGS_* code) as a usage error. An
+ * unknown option is named alone: node's own text goes on to suggest `-- "--opt"`, which is not how
+ * these commands take anything (and its quotes do not pair).
+ */
+export function usageFromParseArgs(error: unknown): unknown {
+  if (!(error instanceof TypeError) || !('code' in error)) return error;
+  const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(error.message) : null;
+  return new UsageError(unknown ? `unknown option ${unknown[1]}` : error.message);
+}
+
 export function databaseUrlFrom(env: NodeJS.ProcessEnv): string {
   return env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
 }

@@ -21,7 +21,9 @@ export async function runLedgerCli(argv: string[], env: NodeJS.ProcessEnv): Prom
   }
   const db = createPool(url, 1);
   try {
-    if (argv.length !== 1 || argv[0] !== 'verify') throw new UsageError(argv[0] ? `unknown command ${argv.join(' ')}` : 'missing command (verify)');
+    if (argv[0] === undefined) throw new UsageError('missing command (verify)');
+    if (argv[0] !== 'verify') throw new UsageError(`unknown command ${argv[0]}`);
+    if (argv.length > 1) throw new UsageError(`unexpected argument ${argv[1]} (verify takes none)`);
     const report = await verifyLedger(db);
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return report.ok ? 0 : 1;

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { connectClient, createPool, databaseName } from '@dw/db';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
 import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
-import { CliFailure, UsageError, databaseUrlFrom, joinNegativeValues, reportFailure } from './cli-support';
+import { CliFailure, UsageError, databaseUrlFrom, joinNegativeValues, reportFailure, usageFromParseArgs } from './cli-support';
 
 export const MERCHANT_HELP = `Usage: merchant create --name <name> [--credit-limit <amount>]
        merchant rotate-token --merchant <merchantId>
@@ -244,8 +244,7 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
     process.stdout.write(`${JSON.stringify(issued)}\n`);
     return told ? 0 : 3;
   } catch (error) {
-    const failure = error instanceof TypeError && 'code' in error ? new UsageError(error.message) : error; // parseArgs
-    return reportFailure('merchant', failure, url);
+    return reportFailure('merchant', usageFromParseArgs(error), url);
   } finally {
     await db?.end();
     await broadcast?.close();

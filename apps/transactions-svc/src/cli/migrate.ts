@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { databaseName, ensureDatabase, serverAddress } from '@dw/db';
 import { deployMigrations } from '@dw/db/migrations';
-import { UsageError, databaseUrlFrom, reportFailure } from './cli-support';
+import { UsageError, databaseUrlFrom, reportFailure, usageFromParseArgs } from './cli-support';
 
 const HELP = `Usage: migrate [deploy]   create the database if missing, apply pending migrations
 Reads DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/deposit_withdraw).
@@ -39,8 +39,7 @@ export async function runMigrateCli(argv: string[], env: NodeJS.ProcessEnv): Pro
     await deploy(url);
     return 0;
   } catch (error) {
-    const failure = error instanceof TypeError && 'code' in error ? new UsageError(error.message) : error; // parseArgs
-    return reportFailure('migrate', failure, url);
+    return reportFailure('migrate', usageFromParseArgs(error), url);
   }
 }
 

@@ -204,6 +204,8 @@ describe('merchant rotate-secret', () => {
 describe('merchant bad usage', () => {
   it.each([
     [['fly'], 2, /unknown command fly/],
+    // Named alone, not with node's advice to write `-- "--nmae"` (whose quotes do not pair).
+    [['create', '--nmae', 'X'], 2, /^merchant: unknown option --nmae\n/],
     [[], 2, /missing command/],
     [['create'], 2, /--name/],
     [['create', '--name', '   '], 2, /--name/],

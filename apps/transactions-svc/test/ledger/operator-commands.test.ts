@@ -175,6 +175,17 @@ describe('merchant adjust-balance', () => {
 });
 
 describe('ledger verify', () => {
+  it.each([
+    [['verify', '--bogus'], 'unexpected argument --bogus (verify takes none)'],
+    [['check'], 'unknown command check'],
+    [[], 'missing command (verify)'],
+  ])('refuses %j with exit 2, naming what is wrong', async (args, message) => {
+    const res = await runCli('ledger', args, { DATABASE_URL: svc.url });
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain(`ledger: ${message}`);
+  });
+
   it('prints ok for a ledger written by the service, and names what differs after tampering', async () => {
     const m = await ledger.merchant();
     await ledger.fund(m, '40');
