@@ -33,6 +33,24 @@ describe('values the chart refuses at helm template time', () => {
     expect(render({ callbackSvc: { autoscaling: { minReplicas: 6, maxReplicas: 6 } } }).length).toBeGreaterThan(10);
   });
 
+  it('no credentials: the refusal names secrets.existingSecret beside the credentials, the two ways to give them', () => {
+    let message = '';
+    try {
+      renderChart({});
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("at '/secrets/existingSecret': minLength: got 0, want 1");
+    expect(message).toContain("at '/secrets/databaseUrl': minLength: got 0, want 1");
+    expect(renderChart({ secrets: { existingSecret: 'payments-creds' } }).length).toBeGreaterThan(10);
+  });
+
+  it('a redis.url with redis.enabled off, which would otherwise be ignored without a word', () => {
+    expect(() => render({ redis: { url: 'redis://redis.data:6379' } })).toThrow(/at '\/redis\/enabled': value must be true/);
+    const enabled = render({ redis: { enabled: true, url: 'redis://redis.data:6379' } });
+    expect(JSON.stringify(enabled)).toContain('REDIS_URL');
+  });
+
   it("a migration.activeDeadlineSeconds that Helm's default 5 min --timeout would cut short", () => {
     expect(() => render({ migration: { activeDeadlineSeconds: 300 } })).toThrow(/migration[./]activeDeadlineSeconds/);
     expect(() => render({ migration: { activeDeadlineSeconds: 900 } })).toThrow(/migration[./]activeDeadlineSeconds/);
