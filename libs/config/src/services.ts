@@ -329,6 +329,12 @@ export const launcherSettings: ReadonlyArray<{ name: string; default: string; us
     description: 'an in-process receiver that logs callbacks, wired to the demo merchant while it has no callback URL',
   },
   {
+    name: 'LOG_FORMAT',
+    default: 'unset (for a person)',
+    usedBy: '`npm start` only',
+    description: "`json` prints the services' log lines as they are (one JSON object a line, for a log pipeline); unset, through pino-pretty",
+  },
+  {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_*',
     default: 'unset (no export)',
     usedBy: 'all',

@@ -5,7 +5,7 @@ import { Counter, Gauge } from 'prom-client';
 
 export const ledgerEntries = new Counter({
   name: 'ledger_entries_total',
-  help: 'Ledger entries written, by kind (deposit.pending … withdraw.release, adjustment).',
+  help: 'Ledger entries written by this process, by kind (deposit.pending … withdraw.release); adjustments, written by the merchant:adjust-balance command, are not counted here.',
   labelNames: ['kind'],
   registers: [metricsRegistry],
 });
