@@ -28,7 +28,7 @@ async function requireMerchant(db: pg.PoolClient, merchantId: string): Promise<v
 /**
  * Sets the credit limit of one currency, or (currency null) the merchant's default, which every
  * currency without a limit of its own follows. A limit is refused when a balance it governs is
- * already below -limit (available >= -creditLimit holds for every balance, CONTRACT §4.8); the
+ * already below -limit (available >= -creditLimit holds for every balance, docs/money.md); the
  * lowest limit that is not refused is named. The balances it governs are locked first, as every
  * withdraw locks its balance, so no withdraw slips between the check and the change.
  */

@@ -1,5 +1,5 @@
 /**
- * Changing a credit limit while the merchant's money moves (CONTRACT §2 and §4.8): a limit never
+ * Changing a credit limit while the merchant's money moves (docs/money.md, "Operators"): a limit never
  * lets a balance go below -creditLimit, whether it is lowered below what a balance already uses, or
  * the default changes while a create is making the row of a currency's first use (found by an
  * outside audit: that row kept the old default, and a withdraw past the new one was accepted).
