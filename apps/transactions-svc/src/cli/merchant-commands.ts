@@ -24,7 +24,7 @@ create        a new merchant with a new API token and callback signing secret; -
               limit of its own.
 rotate-token  a new API token (the old one stops working); callbackSigningSecret is the
               unchanged current secret.
-rotate-secret a new callback signing secret. apiToken is left out: only the token's hash is
+rotate-secret a new callback signing secret. apiToken is null: only the token's hash is
               stored, so the token in force cannot be shown again (it keeps working).
               --overlap: how long the old secret keeps signing beside the new one (callbacks
               carry both signatures): 24h by default, at most 7d; 0 revokes it at once (a leaked

@@ -9,8 +9,8 @@ import { query, sql } from '@dw/db';
 
 export type IssuedCredentials = {
   merchantId: string;
-  /** Absent after rotate-secret: the token in force is known only by its hash. */
-  apiToken?: string;
+  /** null after rotate-secret: the token in force is known only by its hash (and keeps working). */
+  apiToken: string | null;
   callbackSigningSecret: string;
 };
 
@@ -57,5 +57,5 @@ export async function rotateSigningSecret(
      WHERE id = ${merchantId}::uuid
      RETURNING id`;
   const rows = await query<{ id: string }>(db, update);
-  return rows.length ? { merchantId, callbackSigningSecret } : null;
+  return rows.length ? { merchantId, apiToken: null, callbackSigningSecret } : null;
 }

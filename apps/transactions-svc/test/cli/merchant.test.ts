@@ -135,14 +135,15 @@ describe('merchant rotate-token', () => {
 });
 
 describe('merchant rotate-secret', () => {
-  it('replaces the secret, keeps the token, and prints the new secret without a token', async () => {
+  it('replaces the secret, keeps the token, and prints the new secret in the same shape, its token null (only its hash is kept)', async () => {
     const issued = await createMerchant();
 
     const result = await merchant('rotate-secret', '--merchant', issued.merchantId!);
 
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const rotated = credentials(result.stdout);
-    expect(Object.keys(rotated)).toEqual(['merchantId', 'callbackSigningSecret']);
+    expect(Object.keys(rotated)).toEqual(['merchantId', 'apiToken', 'callbackSigningSecret']);
+    expect(rotated.apiToken).toBeNull();
     expect(rotated.callbackSigningSecret).toMatch(SECRET);
     expect(rotated.callbackSigningSecret).not.toBe(issued.callbackSigningSecret);
     const row = await stored(issued.merchantId!);
