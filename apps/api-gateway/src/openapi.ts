@@ -3,6 +3,7 @@ import { HEADER_REQUEST_ID, Problem } from '@dw/contracts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { BODY_MAY_BE_ABSENT } from './routes/public-api';
 
 /** The parts of an OpenAPI 3.1 document read here, loosely typed (its types are not a dependency). */
 type Response = { description: string; content?: Record<string, { schema?: object }>; headers?: Record<string, object> };
@@ -90,6 +91,8 @@ export function describeWhatIsSent<T extends object>(generated: T): T {
         responses[status] = { ...problemResponse(status), ...own }; // swagger writes `4xx` as `4XX` already
       }
       const takesBody = 'requestBody' in operation;
+      // swagger writes every body as required; these may be left out (public-api.ts).
+      if (operation.requestBody && BODY_MAY_BE_ABSENT.includes(path)) operation.requestBody = { ...operation.requestBody, required: false };
       for (const status of [...ON_EVERY_OPERATION, ...(takesBody ? ON_A_BODY : []), '4XX', '5XX']) responses[status] ??= problemResponse(status);
       responses['429'] = { ...problemResponse('429'), headers: { [RETRY_AFTER]: ref('headers', RETRY_AFTER) } };
       for (const [status, response] of Object.entries(responses)) {

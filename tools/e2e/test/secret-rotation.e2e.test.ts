@@ -81,6 +81,23 @@ describe('POST /api/rotateCallbackSecret through the gateway', () => {
     expect(verifies(merchant.callbackSigningSecret, await nextCallback())).toBe(true);
   });
 
+  it('takes a request with no body at all as {} (every field is optional), and the OpenAPI says its body may be left out', async () => {
+    const previous = merchant.callbackSigningSecret;
+    const res = await rotate(undefined);
+    expect(res.status).toBe(200);
+    const current = res.json.callbackSigningSecret as string;
+    expect(current).toMatch(/^whsec_/);
+    const during = await nextCallback(); // the default overlap: both sign
+    expect(verifies(previous, during) && verifies(current, during)).toBe(true);
+    merchant.callbackSigningSecret = current;
+    // Declared JSON but empty is still refused.
+    const empty = await api(stack, merchant.apiToken)('POST', '/api/rotateCallbackSecret', '', { 'content-type': 'application/json' });
+    expect(empty.status).toBe(400);
+    const doc = (await api(stack, undefined)('GET', '/openapi.json')).json;
+    expect(doc.paths['/api/rotateCallbackSecret'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/api/createDeposit'].post.requestBody.required).toBe(true);
+  });
+
   it('answers 401 without a valid token, and is in the OpenAPI document', async () => {
     expect((await api(stack, 'dwk_wrong')('POST', '/api/rotateCallbackSecret', {})).status).toBe(401);
     const doc = (await api(stack, undefined)('GET', '/openapi.json')).json;
@@ -94,7 +111,7 @@ describe('merchant:rotate-secret --overlap 0', () => {
     const res = stack.cli(['dist/cli/merchant.js', 'rotate-secret', '--merchant', merchant.merchantId, '--overlap', '0']);
     expect(res.status).toBe(0);
     const printed = JSON.parse(res.stdout);
-    expect(Object.keys(printed)).toEqual(['merchantId', 'callbackSigningSecret']);
+    expect(printed).toEqual({ merchantId: merchant.merchantId, apiToken: null, callbackSigningSecret: expect.stringMatching(/^whsec_/) });
     const after = await nextCallback();
     expect(verifies(printed.callbackSigningSecret, after)).toBe(true);
     expect(verifies(previous, after)).toBe(false);

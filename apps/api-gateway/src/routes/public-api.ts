@@ -19,7 +19,7 @@ import {
   Transaction,
   UpdateCallbackUrlBody,
 } from '@dw/contracts';
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler, RouteShorthandOptions } from 'fastify';
 import { forward } from '../forwarding';
 
 const errors = { '4xx': Problem, '5xx': Problem };
@@ -27,6 +27,18 @@ const errors = { '4xx': Problem, '5xx': Problem };
 function doc(summary: string, schema: Record<string, unknown>): RouteShorthandOptions {
   return { schema: { summary, tags: ['merchant'], ...schema } };
 }
+
+/**
+ * Operations whose every field is optional: sent with no body at all (`curl -X POST` alone) they
+ * read it as `{}`, as Stripe's do, rather than answer 400; /openapi.json marks their body optional.
+ * A body declared JSON but empty is still a 400.
+ */
+export const BODY_MAY_BE_ABSENT: readonly string[] = ['/api/rotateCallbackSecret'];
+
+const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
+  request.body ??= {};
+  done();
+};
 
 export function publicApiRoutes(app: FastifyInstance): void {
   app.post(
@@ -58,10 +70,13 @@ export function publicApiRoutes(app: FastifyInstance): void {
   );
   app.post(
     '/api/rotateCallbackSecret',
-    doc('Roll the callback signing secret; the old one keeps signing beside it for overlapSeconds (default 86400, 0 revokes it)', {
-      body: RotateCallbackSecretBody,
-      response: { 200: RotatedCallbackSecret, ...errors },
-    }),
+    {
+      ...doc('Roll the callback signing secret; the old one keeps signing beside it for overlapSeconds (default 86400, 0 revokes it)', {
+        body: RotateCallbackSecretBody,
+        response: { 200: RotatedCallbackSecret, ...errors },
+      }),
+      preValidation: absentBodyIsEmpty,
+    },
     forward,
   );
   app.post(
