@@ -101,7 +101,7 @@ export interface Adjustment {
  * Writes the adjustment's entry, or, when its reference was used before, answers that entry again
  * (replayed) if it is the same adjustment, and refuses it otherwise. A debit is refused when it
  * would take available below -creditLimit; a credit never is, so a balance that is already below
- * (history from before the ledger, a lowered limit) can be brought back in steps.
+ * (history from before the ledger) can be brought back in steps.
  */
 export async function adjustBalance(pool: pg.Pool, a: Adjustment): Promise<{ entry: BalanceEntry; replayed: boolean }> {
   return retryDeadlock(() => inTransaction(pool, async (db) => {
