@@ -78,8 +78,8 @@ async function main() {
     try {
       do {
         rang = false;
-        const n = await relayBatch({ pool, table: 'outbox', channel: pub, exchange: names.eventsExchange, batchSize: 100, confirmTimeoutMs: 30_000, track: (work) => work });
-        if (n === 100) rang = true;
+        const { more } = await relayBatch({ pool, table: 'outbox', channel: pub, exchange: names.eventsExchange, batchSize: 100, confirmTimeoutMs: 30_000, track: (work) => work });
+        if (more) rang = true;
       } while (rang);
     } catch (err) {
       console.error('same-work relay:', err);

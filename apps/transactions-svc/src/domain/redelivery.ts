@@ -45,8 +45,8 @@ function restartSeries(statuses: Sql, traceparent: string | null, maxSeries: num
     -- From restarted alone: joining it back to candidates (two CTE scans) was a nested loop, 15 s
     -- for 10,000 events.
     outboxed AS (
-      INSERT INTO manual_outbox (event_id, routing_key, payload, headers)
-      SELECT r.event_id, ${MANUAL_ROUTING_PREFIX}::text || r.type, r.payload,
+      INSERT INTO manual_outbox (event_id, merchant_id, routing_key, payload, headers)
+      SELECT r.event_id, r.merchant_id, ${MANUAL_ROUTING_PREFIX}::text || r.type, r.payload,
              jsonb_build_object(${MERCHANT_HEADER}::text, r.merchant_id, ${ATTEMPT_HEADER}::text, r.attempt_count + 1)
                || CASE WHEN ${traceparent}::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', ${traceparent}::text) END
         FROM restarted r

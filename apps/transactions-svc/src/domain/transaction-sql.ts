@@ -69,8 +69,8 @@ export function withEventsFor(changedCte: Sql, reason: string | null, traceparen
       INSERT INTO callback_deliveries (event_id) SELECT id FROM events
     ),
     outboxed AS (
-      INSERT INTO outbox (event_id, routing_key, payload, headers)
-      SELECT e.id, e.type, e.payload,
+      INSERT INTO outbox (event_id, merchant_id, routing_key, payload, headers)
+      SELECT e.id, e.merchant_id, e.type, e.payload,
              jsonb_build_object(${MERCHANT_HEADER}::text, e.merchant_id)
                || CASE WHEN e.traceparent IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('traceparent', e.traceparent) END
       FROM events e

@@ -84,6 +84,7 @@ class RelayLoop {
   /** This process committed manual_outbox rows since the last look at that table. */
   manualRung = true;
   private manualClaimedAt = 0;
+  private lagRefreshedAt = 0;
   private failures = 0;
   private connected?: Promise<void>;
   private readonly exchange: string;
@@ -140,14 +141,17 @@ class RelayLoop {
     this.manualRung = false;
     for (;;) {
       const events = await relayBatch({ ...batch, table: 'outbox' });
-      outboxPublished.inc(events);
+      outboxPublished.inc(events.published);
       if (manual && !this.stopped) {
         this.manualClaimedAt = Date.now();
-        const published = await relayBatch({ ...batch, table: 'manual_outbox' });
-        outboxPublished.inc(published);
-        manual = published === this.batchSize;
+        const series = await relayBatch({ ...batch, table: 'manual_outbox' });
+        outboxPublished.inc(series.published);
+        manual = series.more;
       }
-      if ((events < this.batchSize && !manual) || this.stopped) return;
+      // A backlog that keeps the loop here must not freeze outbox_lag_seconds (found by an outside
+      // audit: it read 0.8 s for 50 s while the oldest row aged to 16.5 s).
+      if (Date.now() - this.lagRefreshedAt >= this.pollIntervalMs) await this.refreshLag();
+      if ((!events.more && !manual) || this.stopped) return;
     }
   }
 
@@ -191,6 +195,7 @@ class RelayLoop {
   }
 
   private async refreshLag(): Promise<void> {
+    this.lagRefreshedAt = Date.now();
     try {
       const { rows } = await this.pool.query<{ lag: number | null }>(
         `SELECT extract(epoch FROM now() - least((SELECT created_at FROM outbox ORDER BY id LIMIT 1),
