@@ -9,8 +9,13 @@
  *    OVER_LIMIT_IDLE_MS if it sends nothing. Only where the peer is the client (TRUST_PROXY_HOPS=0):
  *    behind an ingress every connection's peer is the ingress, whose own connection limits apply.
  * 2. All together, `max` (GATEWAY_MAX_CONNECTIONS): Node closes a connection beyond it at once, so
- *    many addresses together can refuse new connections but neither exhaust the descriptors nor
- *    grow the gateway past its memory limit.
+ *    many addresses together can neither exhaust the descriptors nor grow the gateway past its
+ *    memory limit. And then the idle connections are closed too, at most once a second: those kept
+ *    alive between requests, and those that have sent nothing for OVER_LIMIT_IDLE_MS. Held open, 10,500 idle connections from 42 addresses
+ *    (250 each, under the per-address share, no token needed) kept every new connection out for as
+ *    long as they stayed (found by an outside audit: 26 of another merchant's 30 new connections
+ *    reset in 55 s). A request in progress is never cut; a keep-alive client opens a new
+ *    connection for its next request, as it would after the idle timeout.
  */
 import { ApiError } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +26,9 @@ export const OVER_LIMIT_IDLE_MS = 1_000;
 
 const OVER = Symbol('beyond its address’s connections');
 type Counted = Socket & { [OVER]?: boolean };
+
+/** How often, at most, the idle connections are closed while new ones find the gateway full. */
+export const IDLE_SWEEP_EVERY_MS = 1_000;
 
 /** The settings' defaults (libs/config): 256 per address, 10,000 in all (about 100 MB of idle sockets). */
 export const DEFAULT_CONNECTION_LIMITS = { perAddress: 256, max: 10_000 };
@@ -34,6 +42,21 @@ export interface ConnectionLimits {
 
 export function limitConnections(app: FastifyInstance, { perAddress, max, trustProxyHops }: ConnectionLimits): void {
   app.server.maxConnections = max;
+  // When each connection opened, until it closes: the ones that never sent a byte are found here
+  // (Node's closeIdleConnections closes only those kept alive after a request).
+  const opened = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    opened.set(socket, Date.now());
+    socket.once('close', () => opened.delete(socket));
+  });
+  let swept = 0;
+  app.server.on('drop', () => {
+    const now = Date.now();
+    if (now - swept < IDLE_SWEEP_EVERY_MS) return;
+    swept = now;
+    app.server.closeIdleConnections();
+    for (const [socket, at] of opened) if (socket.bytesRead === 0 && now - at >= OVER_LIMIT_IDLE_MS) socket.destroy();
+  });
   if (trustProxyHops > 0) return;
   const open = new Map<string, number>();
   app.server.on('connection', (socket: Counted) => {

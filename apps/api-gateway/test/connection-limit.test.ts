@@ -109,13 +109,31 @@ describe('connections a client may hold open', () => {
     for (const raw of all) expect(status(await ask(raw))).toBe(200);
   });
 
-  it('closes a connection beyond GATEWAY_MAX_CONNECTIONS at once, whatever its address', async () => {
+  it('closes a connection beyond GATEWAY_MAX_CONNECTIONS at once, whatever its address, and with it the idle ones, so the next is served', async () => {
     await start({ connections: { perAddress: 100, max: 2 }, trustProxyHops: 1 });
     const [first, second] = [await open(), await open()];
+    expect(status(await ask(first))).toBe(200); // kept alive, idle now
+    await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100)); // second has sent nothing for longer
     const beyond = await open();
     expect(await beyond.closed).toBeLessThan(1_000);
     expect(beyond.received()).toBe('');
-    expect(status(await ask(first))).toBe(200);
-    expect(status(await ask(second))).toBe(200);
+    // Idle connections, used (first) or never (second), hold the gateway full no longer.
+    expect(await first.closed).toBeLessThan(5_000);
+    expect(await second.closed).toBeLessThan(5_000);
+    expect(status(await ask(await open()))).toBe(200);
+  });
+
+  it('never cuts a request in progress when it closes the idle connections', async () => {
+    await start({ connections: { perAddress: 100, max: 2 }, trustProxyHops: 1 });
+    const busy = await open();
+    busy.socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\n'); // the head is not finished: a request in progress
+    const idle = await open();
+    await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100));
+    const beyond = await open();
+    await beyond.closed;
+    await idle.closed;
+    busy.socket.write('\r\n');
+    for (let i = 0; i < 100 && !/\r\n\r\n/.test(busy.received()); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(status(busy.received())).toBe(200);
   });
 });

@@ -152,7 +152,7 @@ export const gatewaySpec = {
     default: 10_000,
     min: 1,
     max: 1_000_000,
-    description: 'connections open at once, all clients together (about 10 KB each); beyond it a new connection is closed at once',
+    description: 'connections open at once, all clients together (about 10 KB each); beyond it a new connection is closed at once, and with it the idle ones (kept alive, or silent for 1 s)',
   }),
   /** Proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: none). */
   trustProxyHops: int('TRUST_PROXY_HOPS', {
