@@ -64,6 +64,22 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('describes the callback as a webhook: its body, its Standard Webhooks headers, and 200 as the only success', () => {
+    const callback = doc.webhooks?.transactionEvent?.post as Json;
+    expect(callback).toBeDefined();
+    expect(callback.parameters.map((p: Json) => [p.name, p.in, p.required])).toEqual([
+      ['webhook-id', 'header', true],
+      ['webhook-timestamp', 'header', true],
+      ['webhook-signature', 'header', true],
+    ]);
+    const body = deref(callback.requestBody.content['application/json'].schema);
+    expect(Object.keys(body.properties)).toEqual(['id', 'type', 'createdAt', 'sequence', 'data']);
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(body.properties.data.properties)).toEqual(expect.arrayContaining(['id', 'type', 'status', 'amount', 'currency', 'orderId']));
+    expect(JSON.stringify(body)).not.toContain('$id');
+    expect(Object.keys(callback.responses)).toEqual(['200', 'default']);
+  });
+
   it('declares 4XX, 5XX and 429 on every operation', () => {
     for (const [op, operation] of operations()) {
       expect({ op, statuses: Object.keys(operation.responses) }).toEqual({ op, statuses: expect.arrayContaining(['4XX', '5XX', '429']) });

@@ -61,6 +61,15 @@ describe('delivery', () => {
       expect(r.headers['webhook-id']).toBe(r.json.id);
       expect(() => wh.verify(r.body, r.headers as Record<string, string>)).not.toThrow();
     }
+    // Exactly what /openapi.json's webhook says is sent: its fields, no others, the transaction's alike.
+    const published = (await api(stack, undefined)('GET', '/openapi.json')).json;
+    const schema = published.components.schemas[published.webhooks.transactionEvent.post.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    for (const r of got) {
+      expect(Object.keys(r.json).sort()).toEqual(Object.keys(schema.properties).sort());
+      for (const field of schema.required) expect(r.json).toHaveProperty(field);
+      expect(Object.keys(r.json.data).every((k) => k in schema.properties.data.properties)).toBe(true);
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) expect(r.headers[name]).toEqual(expect.any(String));
+    }
     const [pending, completed] = got.sort((a, b) => a.json.sequence - b.json.sequence);
     expect(pending!.json).toMatchObject({ type: 'deposit.pending', sequence: 1, data: { id: tx.id, status: 'pending', amount: '10.50' } });
     expect(completed!.json).toMatchObject({ type: 'deposit.completed', sequence: 2, data: { id: tx.id, status: 'completed' } });
