@@ -34,11 +34,13 @@ env.INTERNAL_AUTH_SECRETS ??= randomBytes(32).toString('base64url');
 const internalHost = env.INTERNAL_HOST ?? '127.0.0.1';
 
 const SERVICES = [
-  { name: 'transactions-svc', port: env.TRANSACTIONS_PORT ?? String(defaults.TRANSACTIONS_PORT), host: internalHost },
-  { name: 'callback-svc', port: env.CALLBACK_PORT ?? String(defaults.CALLBACK_PORT), host: internalHost },
-  { name: 'ui', port: env.UI_PORT ?? String(defaults.UI_PORT), host: internalHost },
-  { name: 'api-gateway', port: env.GATEWAY_PORT ?? String(defaults.GATEWAY_PORT), host: env.HOST ?? '0.0.0.0' },
-];
+  ['transactions-svc', 'TRANSACTIONS_PORT', 'INTERNAL_HOST', internalHost],
+  ['callback-svc', 'CALLBACK_PORT', 'INTERNAL_HOST', internalHost],
+  ['ui', 'UI_PORT', 'INTERNAL_HOST', internalHost],
+  ['api-gateway', 'GATEWAY_PORT', 'HOST', env.HOST ?? '0.0.0.0'],
+].map(([name, portVariable, hostVariable, host]) => ({ name, portVariable, hostVariable, host, port: env[portVariable] ?? String(defaults[portVariable]) }));
+// What the services say when they cannot take their port (libs/http-kit/src/run-service.ts).
+const LISTEN_REASONS = JSON.parse(readFileSync(path.join(root, 'libs/http-kit/src/listen-reasons.json'), 'utf8'));
 // The gateway's and ui's upstreams follow the ports chosen above unless the environment names them
 // (the services' own defaults are the default ports, which another stack may hold).
 const dialHost = ['0.0.0.0', '::'].includes(internalHost) ? '127.0.0.1' : internalHost.includes(':') ? `[${internalHost}]` : internalHost;
@@ -105,15 +107,13 @@ async function postgresProblem(url) {
   }
 }
 
-const PORT_VARIABLES = { 'transactions-svc': 'TRANSACTIONS_PORT', 'callback-svc': 'CALLBACK_PORT', ui: 'UI_PORT', 'api-gateway': 'GATEWAY_PORT' };
-
 /** Why a service could not listen where it is told to (another process holds the port, say), or undefined. */
-function portProblem({ name, port, host }) {
+function portProblem({ name, port, host, portVariable, hostVariable }) {
   return new Promise((resolve) => {
     const probe = net.createServer();
     probe.once('error', (error) => {
-      const why = error.code === 'EADDRINUSE' ? 'another process is listening there' : error.code === 'EACCES' ? 'this user may not listen there' : error.code === 'EADDRNOTAVAIL' ? 'no interface of this machine has that address' : error.message;
-      resolve(`${name} cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port} (${PORT_VARIABLES[name]}${name === 'api-gateway' ? ', HOST' : ', INTERNAL_HOST'}): ${why}`);
+      const why = LISTEN_REASONS[error.code] ?? error.message;
+      resolve(`${name} cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port} (${portVariable}, ${hostVariable}): ${why}`);
     });
     try {
       probe.listen(Number(port), host, () => probe.close(() => resolve(undefined)));

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { renderMetrics, shutdownTelemetry } from '@dw/telemetry';
 import closeWithGrace from 'close-with-grace';
+import listenReasons from './listen-reasons.json';
 import type { FastifyInstance } from 'fastify';
 
 export interface RunOptions {
@@ -40,11 +41,7 @@ function metricsServer(): http.Server {
 /** A service that could not take its port, told in one line rather than a stack trace. */
 export class ListenError extends Error {}
 
-const LISTEN_REASONS: Record<string, string> = {
-  EADDRINUSE: 'another process is listening there',
-  EACCES: 'this user may not listen there',
-  EADDRNOTAVAIL: 'no interface of this machine has that address',
-};
+const LISTEN_REASONS: Record<string, string | undefined> = listenReasons;
 
 /** Listens, or rejects with a ListenError naming the address when the reason is one a person can act on. */
 async function listenOn(host: string, port: number, listen: () => Promise<unknown>, what = ''): Promise<void> {
