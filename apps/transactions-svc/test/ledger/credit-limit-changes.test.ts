@@ -4,8 +4,10 @@
  * the default changes while a create is making the row of a currency's first use (found by an
  * outside audit: that row kept the old default, and a withdraw past the new one was accepted).
  */
+import fc from 'fast-check';
 import pg from 'pg';
 import { LedgerCommandError, setCreditLimit } from '../../src/domain/ledger-admin';
+import { verifyLedger } from '../../src/domain/ledger-verify';
 import { startTestService, type TestService } from '../support/service';
 import { ledgerClient, problemOf } from './support';
 
@@ -92,5 +94,46 @@ describe('the default changing while a currency is first used', () => {
     await slowFirstUse;
     expect(await copyOf(m, 'JPY')).toBe('250');
     expect((await ledger.create(m, 'withdraw', '250', 'JPY')).statusCode).toBe(201);
+  });
+});
+
+describe('limits changed while withdraws run, drawn by fast-check', () => {
+  type Op = { op: 'withdraw'; currency: number; cents: number } | { op: 'default' | 'own'; currency: number; cents: number };
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 5, arbitrary: fc.record({ op: fc.constant('withdraw' as const), currency: fc.nat(1), cents: fc.integer({ min: 1, max: 5_000 }) }) },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('default' as const), currency: fc.nat(1), cents: fc.nat(20_000) }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('own' as const), currency: fc.nat(1), cents: fc.nat(20_000) }) },
+  );
+  const decimal = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+  const CURRENCIES = ['USD', 'EUR'];
+
+  it('never leaves a balance below -creditLimit, and the ledger recounts clean', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 3, maxLength: 10 }), { minLength: 5, maxLength: 5 }), fc.nat(20_000), async (clients, start) => {
+        const m = await ledger.merchant(decimal(start));
+        for (const currency of CURRENCIES) await ledger.fund(m, '1.00', currency); // each row exists before the race
+        await Promise.all(
+          clients.map(async (ops) => {
+            for (const o of ops) {
+              const currency = CURRENCIES[o.currency]!;
+              if (o.op === 'withdraw') {
+                expect([201, 422]).toContain((await ledger.create(m, 'withdraw', decimal(o.cents), currency)).statusCode);
+              } else {
+                await setCreditLimit(svc.pool, m, decimal(o.cents), o.op === 'own' ? currency : null).catch((error: unknown) => {
+                  if (!(error instanceof LedgerCommandError)) throw error; // a limit below what is used: refused
+                });
+              }
+            }
+          }),
+        );
+        for (const currency of CURRENCIES) {
+          const b = (await ledger.balance(m, currency))!;
+          expect(Number(b.available) + Number(b.creditLimit)).toBeGreaterThanOrEqual(-1e-9); // values of 2 decimals
+        }
+        const report = await verifyLedger(svc.pool);
+        expect(report.ok).toBe(true);
+      }),
+      { numRuns: 12 },
+    );
   });
 });
