@@ -1,5 +1,5 @@
 import { ConfigError, loadGatewayConfig } from '@dw/config';
-import { InternalAuth, ListenError, listenerSettings, runService } from '@dw/http-kit';
+import { InternalAuth, listenerSettings, runMain, runService } from '@dw/http-kit';
 import { AmqpConnection, subscribeTokenRotations } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
@@ -61,7 +61,4 @@ async function main() {
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
-  process.exit(1);
-});
+runMain(main, [ConfigError]);

@@ -1,6 +1,6 @@
 import { ConfigError, loadCallbackConfig } from '@dw/config';
 import { createPool } from '@dw/db';
-import { ListenError, listenerSettings, runService } from '@dw/http-kit';
+import { listenerSettings, runMain, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createBrokerConnection } from './broker';
@@ -38,7 +38,4 @@ async function main() {
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
-  process.exit(1);
-});
+runMain(main, [ConfigError]);

@@ -1,5 +1,5 @@
 import { ConfigError, loadTransactionsConfig } from '@dw/config';
-import { ListenError, listenerSettings, runService } from '@dw/http-kit';
+import { listenerSettings, runMain, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
 import { createPool } from '@dw/db';
@@ -42,7 +42,4 @@ async function main() {
   await runService({ app, port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs, metricsPort: config.metricsPort });
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError || err instanceof ListenError ? err.message : err);
-  process.exit(1);
-});
+runMain(main, [ConfigError]);

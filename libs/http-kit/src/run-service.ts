@@ -69,3 +69,18 @@ export async function runService({ app, port, host, shutdownTimeoutMs, metricsPo
   }
   await listenOn(host, port, () => app.listen({ port, host }));
 }
+
+/** An error class whose message alone tells a person what to fix (a ListenError; @dw/config's ConfigError). */
+type ToldInOneLine = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs a service's main and exits 1 when it fails to start: a ListenError, or an error of one of
+ * `toldInOneLine`, prints its message alone; anything else prints its stack, which is a bug's report.
+ */
+export function runMain(main: () => Promise<void>, toldInOneLine: ToldInOneLine[] = []): void {
+  main().catch((err: unknown) => {
+    const forAPerson = [ListenError, ...toldInOneLine].some((told) => err instanceof told);
+    console.error(forAPerson ? (err as Error).message : err);
+    process.exit(1);
+  });
+}
