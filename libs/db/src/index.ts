@@ -4,3 +4,4 @@ export * from './in-transaction';
 export * from './database-url';
 export * from './ensure-database';
 export * from './rows';
+export * from './connection-loss';

@@ -4,7 +4,13 @@
  * together, and lets go of the claim. Two guards keep a late duplicate from rewinding a delivery:
  * `succeeded` is never replaced, and attempt_count only grows. A skipped delivery (no URL) writes
  * its status and no attempt.
+ *
+ * The merchant has already received the attempt when it is recorded, so a lost connection to
+ * PostgreSQL is retried for a while (RECORD_RETRY_WITHIN_MS) rather than handing the message back at
+ * once: handed back, the attempt would be sent again and the first POST never shown. The statement
+ * is safe to repeat (the guards above, and an attempt row is written once).
  */
+import { retryOnConnectionLoss } from '@dw/db';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
 import { NOT_SETTLED_SQL, type DeliveryTrigger } from './claim-delivery';
@@ -55,9 +61,12 @@ export async function markSeen(db: Pick<Pool, 'query'>, eventIds: string[]): Pro
   return eventIds.map(() => undefined);
 }
 
+/** How long recording a batch of outcomes is tried again while PostgreSQL is out of reach. */
+export const RECORD_RETRY_WITHIN_MS = 5_000;
+
 export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<void[]> {
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
-  await pool.query({ text: RECORD, values: [
+  const values = [
     column((o) => o.eventId),
     column((o) => o.attempt),
     column((o) => o.status),
@@ -67,6 +76,7 @@ export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<v
     column((o) => o.result?.error ?? null),
     column((o) => o.result?.durationMs ?? null),
     column((o) => o.trigger),
-  ] });
+  ];
+  await retryOnConnectionLoss(() => pool.query({ text: RECORD, values }), { withinMs: RECORD_RETRY_WITHIN_MS });
   return outcomes.map(() => undefined);
 }
