@@ -37,9 +37,19 @@ export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: s
     await requireMerchant(db, merchantId);
     if (currency) await ensureBalanceRow(db, merchantId, currency);
     const governed = sql`merchant_id = ${merchantId}::uuid AND ${currency ? sql`currency = ${currency}` : sql`NOT credit_limit_set`}`;
+    const lockGoverned = () => query(db, sql`SELECT 1 FROM balances WHERE ${governed} ORDER BY currency FOR UPDATE`);
     // Every governed row, locked before the merchant's row is touched: a create making a currency's
     // first row locks the merchant's row (the currency cap), and may then want one of these.
-    await query(db, sql`SELECT 1 FROM balances WHERE ${governed} ORDER BY currency FOR UPDATE`);
+    await lockGoverned();
+    if (!currency) {
+      await query(db, sql`UPDATE merchants SET credit_limit = ${limit}::numeric, updated_at = now() WHERE id = ${merchantId}::uuid`);
+      // A currency's first row made meanwhile, not yet committed when the rows above were locked,
+      // follows the default too; and its maker may have used the old one (an adjustment or a
+      // withdraw that read it). From here none can be made until this commits (the currency cap's
+      // trigger waits for the merchant's row), so locking again takes every row the default governs,
+      // and the check below sees what each uses.
+      await lockGoverned();
+    }
     const [lowest] = await query<{ currency: string; available: string; needed: string }>(db, sql`
       SELECT currency, available::text AS available, (-available)::text AS needed
         FROM balances WHERE ${governed} AND available < -${limit}::numeric
@@ -54,7 +64,6 @@ export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: s
         UPDATE balances SET credit_limit = ${limit}::numeric, credit_limit_set = true
          WHERE merchant_id = ${merchantId}::uuid AND currency = ${currency}`);
     } else {
-      await query(db, sql`UPDATE merchants SET credit_limit = ${limit}::numeric, updated_at = now() WHERE id = ${merchantId}::uuid`);
       await query(db, sql`UPDATE balances SET credit_limit = ${limit}::numeric WHERE merchant_id = ${merchantId}::uuid AND NOT credit_limit_set`);
     }
     const [tx] = await query<{ xid: string }>(db, sql`SELECT (pg_current_xact_id()::text::numeric % 4294967296)::text AS xid`);

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import pg from 'pg';
-import { LedgerCommandError, setCreditLimit } from '../../src/domain/ledger-admin';
+import { adjustBalance, LedgerCommandError, setCreditLimit } from '../../src/domain/ledger-admin';
 import { verifyLedger } from '../../src/domain/ledger-verify';
 import { startTestService, type TestService } from '../support/service';
 import { ledgerClient, problemOf } from './support';
@@ -94,6 +94,29 @@ describe('the default changing while a currency is first used', () => {
     await slowFirstUse;
     expect(await copyOf(m, 'JPY')).toBe('250');
     expect((await ledger.create(m, 'withdraw', '250', 'JPY')).statusCode).toBe(201);
+  });
+});
+
+describe('the default lowered while a currency is first used and spent on the old default', () => {
+  it('is refused when the new row, not yet committed when the change began, uses more than the new default', async () => {
+    const m = await ledger.merchant('100');
+    // Stretches this one adjustment's entry: it has made the GBP row (the currency cap's trigger holds
+    // the merchant's row) and judged the debit on the old default of 100 when the change begins.
+    await svc.pool.query(`
+      CREATE OR REPLACE FUNCTION test_slow_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.reference = 'slow-first-use' THEN PERFORM pg_sleep(1); END IF; RETURN NEW; END $$;
+      CREATE TRIGGER test_slow_entry BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION test_slow_entry();`);
+    try {
+      const debit = adjustBalance(svc.pool, { merchantId: m, currency: 'GBP', amount: '-80', reason: 'fee', reference: 'slow-first-use', actor: 'test' });
+      await new Promise((r) => setTimeout(r, 300));
+      const change = setCreditLimit(svc.pool, m, '50', null);
+      await debit;
+      await expect(change).rejects.toThrow(new LedgerCommandError('refused: GBP available is -80, below -50; the lowest default it allows now is 80'));
+    } finally {
+      await svc.pool.query('DROP TRIGGER test_slow_entry ON ledger_entries; DROP FUNCTION test_slow_entry()');
+    }
+    expect(await ledger.balance(m, 'GBP')).toMatchObject({ available: '-80', creditLimit: '100' });
+    expect((await verifyLedger(svc.pool)).ok).toBe(true);
   });
 });
 
