@@ -172,3 +172,34 @@ describe('npm start without its servers', () => {
     expect(wrongPassword.stderr).not.toContain('not-the-password');
   });
 });
+
+describe('one service started alone with npm run', () => {
+  it('stops when only the npm process gets SIGTERM (as a process manager sends it), exits 0 and frees its port', async () => {
+    const port = await freePort();
+    // npm passes a signal to its script's shell, which would not pass it on: the scripts exec.
+    const child = spawn('npm', ['run', 'start:ui'], {
+      cwd: ROOT,
+      env: shellEnv({
+        UI_PORT: String(port),
+        HOST: '127.0.0.1',
+        INTERNAL_AUTH_SECRETS: randomBytes(24).toString('hex'),
+        TRANSACTIONS_URL: `http://127.0.0.1:${await freePort()}`,
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += String(d)));
+    child.stderr!.on('data', (d) => (output += String(d)));
+    try {
+      await waitForOutput(child, () => output, /Server listening at/, 120_000);
+      expect((await request(`http://127.0.0.1:${port}/healthz`)).statusCode).toBe(200);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).toContain('"msg":"shutting down"');
+      await expect(request(`http://127.0.0.1:${port}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 150_000);
+});
