@@ -98,6 +98,13 @@ function pathOf(request: FastifyRequest): string | undefined {
   }
 }
 
+/**
+ * What @fastify/reply-from logs (at warn, with the error's stack) for every request whose upstream
+ * failed, before the gateway's own `upstream unavailable` line: main.ts drops it (createLogger's
+ * dropMessages), so an outage writes one line per request rather than three.
+ */
+export const REPLY_FROM_ERROR_LOG = 'response errored';
+
 export function forward(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return forwardAnswer(request, reply);
 }
@@ -153,7 +160,11 @@ function forwardAnswer(request: FastifyRequest, reply: FastifyReply, pace?: Merc
     rewriteHeaders: (headers) => without(headers, DROPPED_ANSWER_HEADERS),
     ...(pace && { onResponse: (req, rep, res) => rep.send(pace.paced(req.merchantId, res.stream)) }),
     onError: (rep, { error }) => {
-      rep.request.log.warn({ err: error }, 'upstream unavailable');
+      // One line per failed request, without a stack: an upstream that is down or slow is an
+      // outage to see, not a bug to trace (reply-from's own line is dropped: REPLY_FROM_ERROR_LOG).
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const { code, message } = { code: (error as { code?: string }).code, message: error.message, ...cause };
+      rep.request.log.warn({ error: { code, message } }, 'upstream unavailable');
       sendProblem(rep.request as FastifyRequest, rep as FastifyReply, 503, 'service_unavailable', 'A service this request needs is unavailable; retry later.');
     },
   });

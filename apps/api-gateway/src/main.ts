@@ -3,6 +3,7 @@ import { InternalAuth, listenerSettings, runMain, runService } from '@dw/http-ki
 import { AmqpConnection, subscribeTokenRotations } from '@dw/messaging';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
+import { REPLY_FROM_ERROR_LOG } from './forwarding';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter';
 import { TokenResolver } from './auth/token-resolver';
 import { Redis } from 'ioredis';
@@ -10,7 +11,7 @@ import { tokenLookupVia, upstream } from './upstreams';
 
 async function main() {
   const config = loadGatewayConfig();
-  const logger = createLogger('api-gateway', config.logLevel);
+  const logger = createLogger('api-gateway', config.logLevel, undefined, { dropMessages: [REPLY_FROM_ERROR_LOG] });
   const transactions = upstream(config.transactionsUrl, config.upstreamTimeoutMs);
   const ui = upstream(config.uiUrl, config.upstreamTimeoutMs);
   // Token rotations are broadcast on RabbitMQ; the gateway keeps serving while the broker is away.

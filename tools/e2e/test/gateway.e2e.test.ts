@@ -352,7 +352,13 @@ describe('readiness and graceful shutdown', () => {
     expect(await stack.stop('ui')).toBe(0);
     // The gateway needs transactions-svc only (docs/api.md#processes-and-health).
     expect((await fetch(`${stack.gateway}/readyz`)).status).toBe(200);
-    expect((await fetch(`${stack.gateway}/ui`)).status).toBe(503);
+    expect((await fetch(`${stack.gateway}/ui`, { headers: { 'x-request-id': 'ui-down-1' } })).status).toBe(503);
+    // An upstream that is down is one warning per request, without a stack (not three lines, two with stacks).
+    const lines = stack.logs['api-gateway'].join('').split('\n').filter((line) => line.includes('"ui-down-1"'));
+    expect(lines.map((line) => JSON.parse(line) as { level: number; msg: string; error?: { code?: string } })).toEqual([
+      expect.objectContaining({ level: 40, msg: 'upstream unavailable', error: expect.objectContaining({ code: 'ECONNREFUSED' }) }),
+    ]);
+    expect(lines.join('')).not.toContain('stack');
     expect(await stack.stop('api-gateway')).toBe(0);
     expect(await stack.stop('callback-svc')).toBe(0);
     expect(await stack.stop('transactions-svc')).toBe(0);
