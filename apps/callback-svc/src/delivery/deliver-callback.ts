@@ -151,7 +151,7 @@ async function deliver(
     await steps.record({ eventId: msg.eventId, attempt: msg.attempt, status: 'skipped', trigger: target.trigger });
     span.setAttribute('callback.delivery_status', 'skipped');
     callbackDeliveries.inc({ status: 'skipped' });
-    logger.info({ eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
+    logger.info({ merchantId: target.merchantId, eventId: msg.eventId, eventType: target.eventType }, 'no callback URL for this event type; delivery skipped');
     return undefined;
   }
   slot.sending();
@@ -197,7 +197,14 @@ async function settle(
   if (delayMs !== undefined) await scheduleRetry(deps.amqp, lane, message, msg.eventId, msg.attempt + 1, delayMs);
   callbackDeliveries.inc({ status });
   if (status === 'succeeded') callbackDeliveryLatency.observe((Date.now() - target.eventCreatedAt.getTime()) / 1000);
-  const log = { eventId: msg.eventId, attempt: msg.attempt, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
+  const log = {
+    merchantId: target.merchantId,
+    eventId: msg.eventId,
+    attempt: msg.attempt,
+    statusCode: result.statusCode,
+    error: result.error,
+    durationMs: result.durationMs,
+  };
   if (status === 'succeeded') deps.logger.debug?.(log, 'callback delivered');
   else if (status === 'retrying') deps.logger.warn({ ...log, retryInMs: delayMs }, 'callback attempt failed; retry scheduled');
   // A warning, not an error: the merchant's endpoint failed, not this service (an SRE reads level >= 50
