@@ -2,10 +2,14 @@
  * Connections per client address and in all (connection-limit.ts), over real sockets: what a
  * client holding many idle connections gets, and what everyone else keeps.
  */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { TokenResolver } from '../src/auth/token-resolver';
 import { OVER_LIMIT_IDLE_MS } from '../src/connection-limit';
+import { upstream } from '../src/upstreams';
 import { buildTestGateway } from './support/gateway';
 
 interface Raw {
@@ -43,6 +47,7 @@ async function ask(raw: Raw): Promise<string> {
 }
 
 const status = (answer: string) => Number(answer.slice(9, 12));
+const TOKEN = `dwk_${randomBytes(32).toString('base64url')}`;
 
 describe('connections a client may hold open', () => {
   let app: FastifyInstance;
@@ -124,16 +129,61 @@ describe('connections a client may hold open', () => {
   });
 
   it('never cuts a request in progress when it closes the idle connections', async () => {
+    // An upstream that takes longer than the sweep's threshold to answer.
+    const slow = http.createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"depositCallbackUrl":null,"withdrawCallbackUrl":null}'), OVER_LIMIT_IDLE_MS + 600);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      await start({
+        connections: { perAddress: 100, max: 2 },
+        trustProxyHops: 1,
+        resolver: new TokenResolver(async () => '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01', 30_000),
+        transactions: upstream(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`, 5_000),
+      });
+      const busy = await open();
+      busy.socket.write(`GET /api/getCallbackUrls HTTP/1.1\r\nHost: gateway\r\nserviceApiToken: ${TOKEN}\r\n\r\n`); // waits for its upstream
+      const idle = await open();
+      await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100));
+      const beyond = await open();
+      await beyond.closed;
+      await idle.closed;
+      for (let i = 0; i < 200 && !/\r\n\r\n/.test(busy.received()); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(status(busy.received())).toBe(200);
+    } finally {
+      slow.close();
+    }
+  });
+
+  it('closes, once the gateway is full, a connection still sending its head after OVER_LIMIT_IDLE_MS (a slow-header client)', async () => {
     await start({ connections: { perAddress: 100, max: 2 }, trustProxyHops: 1 });
-    const busy = await open();
-    busy.socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\n'); // the head is not finished: a request in progress
-    const idle = await open();
-    await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100));
-    const beyond = await open();
-    await beyond.closed;
-    await idle.closed;
-    busy.socket.write('\r\n');
-    for (let i = 0; i < 100 && !/\r\n\r\n/.test(busy.received()); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(status(busy.received())).toBe(200);
+    const [slowHead, other] = [await open(), await open()];
+    const trickle = setInterval(() => slowHead.socket.write('X'), 100); // a byte of a head every 100 ms
+    try {
+      slowHead.socket.write('GET /healthz HTTP/1.1\r\nX-Slow: ');
+      await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100));
+      const beyond = await open();
+      await beyond.closed;
+      expect(await slowHead.closed).toBeLessThan(OVER_LIMIT_IDLE_MS + 2_000);
+      await other.closed;
+      expect(status(await ask(await open()))).toBe(200);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('closes a connection beyond the address share after OVER_LIMIT_IDLE_MS even while it trickles a head byte by byte', async () => {
+    await start({ connections: { perAddress: 1, max: 100 } });
+    await open();
+    const trickler = await open();
+    trickler.socket.write('GET /healthz HTTP/1.1\r\nX-Slow: ');
+    const trickle = setInterval(() => trickler.socket.write('X'), 100);
+    try {
+      const heldFor = await trickler.closed;
+      expect(heldFor).toBeGreaterThanOrEqual(OVER_LIMIT_IDLE_MS - 50);
+      expect(heldFor).toBeLessThan(OVER_LIMIT_IDLE_MS + 1_000);
+    } finally {
+      clearInterval(trickle);
+    }
   });
 });
