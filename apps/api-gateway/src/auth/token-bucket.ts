@@ -44,6 +44,12 @@ export class TokenBuckets {
     return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens / this.refillPerSecond) * 1000);
   }
 
+  /** Gives back a token taken by `take` (never beyond the capacity). */
+  refund(key: string): void {
+    const b = this.buckets.get(key);
+    if (b) b.tokens = Math.min(this.capacity, b.tokens + 1);
+  }
+
   /** Like take, without counting: 0 when a token is left, else the whole seconds to wait. */
   peek(key: string): number {
     const b = this.buckets.get(key);

@@ -73,6 +73,18 @@ export class TokenResolver {
     return pending;
   }
 
+  /**
+   * What is known of a token without starting a lookup: a token known bad (undefined), or the answer
+   * of its lookup already in flight, to join; null when only a new lookup can tell. Known good
+   * tokens: `cached`.
+   */
+  known(token: string): Promise<string | undefined> | null {
+    const hash = apiTokenHash(token);
+    const negativeUntil = this.negative.get(hash);
+    if (negativeUntil !== undefined && this.now() < negativeUntil) return Promise.resolve(undefined);
+    return this.inFlight.get(hash) ?? null;
+  }
+
   /** The merchant of a token the cache holds right now; never a lookup. */
   cached(token: string): string | undefined {
     const hit = this.positive.get(apiTokenHash(token));
