@@ -81,7 +81,7 @@ export const listenerSettings = (config: { metricsPort: number; clientStallTimeo
  * this Fastify answers in its own JSON shape, no problem+json and no request id.
  */
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header(HEADER_REQUEST_ID, request.id);
+  reply.header(HEADER_REQUEST_ID, request.id).header('x-content-type-options', 'nosniff');
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     const detail = error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid percent-encoding.' : 'A path parameter is too long.';
     sendProblem(request, reply, 400, 'validation_failed', detail, [{ path: 'path', message: detail }]);
@@ -128,6 +128,8 @@ export function createService(opts: ServiceOptions): FastifyInstance {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HEADER_REQUEST_ID, request.id);
+    // Every answer is what its content-type says (JSON, CSV, problem+json, a page): never sniffed.
+    reply.header('x-content-type-options', 'nosniff');
     if (closing) {
       // A request that arrives while the process shuts down (SIGTERM) on a connection still open.
       reply.header('connection', 'close');

@@ -4,9 +4,12 @@
  * unacked messages), flushes telemetry and exits 0.
  */
 import http from 'node:http';
+import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/contracts';
 import { renderMetrics, shutdownTelemetry } from '@dw/telemetry';
 import closeWithGrace from 'close-with-grace';
 import listenReasons from './listen-reasons.json';
+import { problemBody } from './problem';
+import { genReqId } from './request-id';
 import type { FastifyInstance } from 'fastify';
 
 export interface RunOptions {
@@ -27,13 +30,19 @@ export interface RunOptions {
  */
 function metricsServer(): http.Server {
   return http.createServer((req, res) => {
+    // Like every answer of the service, each carries its request id, and a refusal is problem+json.
+    const requestId = genReqId(req);
+    const problem = (status: number, code: ProblemCode, detail: string) =>
+      res
+        .writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, [HEADER_REQUEST_ID]: requestId })
+        .end(JSON.stringify(problemBody(requestId, status, code, detail)));
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      problem(404, 'not_found', 'This port serves GET /metrics only (METRICS_PORT).');
       return;
     }
     renderMetrics().then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-      () => res.writeHead(500).end(),
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType, [HEADER_REQUEST_ID]: requestId }).end(body),
+      () => problem(500, 'internal', 'The metrics could not be rendered.'),
     );
   });
 }

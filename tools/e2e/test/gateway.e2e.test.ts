@@ -190,7 +190,7 @@ describe('request ids and errors', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('marks every merchant answer, refusals included, Cache-Control: no-store', async () => {
+  it('marks every merchant answer, refusals included, Cache-Control: no-store and X-Content-Type-Options: nosniff', async () => {
     const as = api(stack, m1.apiToken);
     const answers = [
       await as('POST', '/api/createDeposit', { amount: '2.00', currency: 'USD', orderId: orderId() }),
@@ -202,9 +202,25 @@ describe('request ids and errors', () => {
       await as('GET', '/api/getBalance?currency=USD'), // 400 from the gateway's own validation
       await api(stack, 'dwk_unknown')('GET', '/api/getBalance'), // 401
     ];
-    expect(answers.map((res) => [res.status, res.headers.get('cache-control')])).toEqual(
-      [201, 200, 200, 200, 200, 200, 400, 401].map((status) => [status, 'no-store']),
+    expect(answers.map((res) => [res.status, res.headers.get('cache-control'), res.headers.get('x-content-type-options')])).toEqual(
+      [201, 200, 200, 200, 200, 200, 400, 401].map((status) => [status, 'no-store', 'nosniff']),
     );
+  });
+
+  it('serves /docs under a content security policy that forbids framing it', async () => {
+    for (const path of ['/docs/', '/docs/static/index.html']) {
+      const res = await fetch(`${stack.gateway}${path}`);
+      await res.arrayBuffer();
+      const policy = res.headers.get('content-security-policy') ?? '';
+      expect({ path, status: res.status, framing: /frame-ancestors 'none'/.test(policy), script: /script-src 'self'/.test(policy) }).toEqual({
+        path,
+        status: 200,
+        framing: true,
+        script: true,
+      });
+      expect(policy).not.toContain('upgrade-insecure-requests');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
   });
 
   it('answers 404 problem+json for an unknown route', async () => {

@@ -88,7 +88,11 @@ function stalledDownload(path: string): Promise<StalledDownload> {
   });
 }
 
-/** Local ports of the clients whose connection to `port` a process still holds (state ESTABLISHED, owned by an fd). */
+/**
+ * Local ports of the clients whose connection to `port` is still held: by a process (ESTABLISHED,
+ * owned by an fd), or by the kernel after a close with the unsent answer still queued (FIN-WAIT-1),
+ * which it would keep for minutes, its client never told.
+ */
 function heldConnections(port: number): Set<number> {
   const held = new Set<number>();
   for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
@@ -96,8 +100,8 @@ function heldConnections(port: number): Set<number> {
     if (f.length < 10) continue;
     const [, local, remote, state, , , , , , inode] = f;
     const localPort = parseInt(local!.split(':')[1]!, 16);
-    // 01 = ESTABLISHED; inode 0: closed by its process, left to the kernel to finish.
-    if (localPort === port && state === '01' && inode !== '0') held.add(parseInt(remote!.split(':')[1]!, 16));
+    // 01 = ESTABLISHED (inode 0: closed by its process, left to the kernel to finish); 04 = FIN-WAIT-1.
+    if (localPort === port && ((state === '01' && inode !== '0') || state === '04')) held.add(parseInt(remote!.split(':')[1]!, 16));
   }
   return held;
 }

@@ -169,8 +169,14 @@ describe('metrics on their own port (METRICS_PORT)', () => {
       const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/^# HELP /m);
+      expect(metrics.headers.get('x-request-id')).toBeTruthy();
       for (const path of ['/ui/viewTransaction', '/healthz', '/api/getCallbackUrls']) {
-        expect((await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId } })).status).toBe(404);
+        const other = await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId, 'x-request-id': 'mp-1' } });
+        expect(other.status).toBe(404);
+        // Every answer carries its request id, and every error is problem+json, on this port too.
+        expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(other.headers.get('x-request-id')).toBe('mp-1');
+        expect(await other.json()).toMatchObject({ status: 404, code: 'not_found', requestId: 'mp-1' });
       }
       expect((await fetch(`${ui.url}/metrics`)).status).toBe(404); // not on the main port once it has its own
       expect((await fetch(`${ui.url}/healthz`)).status).toBe(200);
