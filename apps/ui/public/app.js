@@ -51,6 +51,9 @@
 
   // Every htmx request: the token header (Accept and x-ui-fragment are the page's hx-headers), instants
   // for local times, no empty fields.
+  // A CSV button saves what its view shows: the filters last applied, not fields typed since and not
+  // applied yet (kept per form, as sent; the page's cursor is no filter).
+  var applied = {};
   document.addEventListener('htmx:configRequest', function (event) {
     var d = event.detail;
     d.headers.serviceApiToken = token() || '';
@@ -58,6 +61,15 @@
       if (entry[1] === '') d.formData.delete(entry[0]);
       else d.formData.set(entry[0], instant(entry[1]));
     });
+    if (d.elt.tagName === 'FORM' && d.elt.id) {
+      applied[d.elt.id] = Array.from(d.formData.entries()).filter(function (entry) { return entry[0] !== 'cursor'; });
+    }
+    var include = d.elt.getAttribute('data-action') === 'download' && d.elt.getAttribute('hx-include');
+    var sent = include && applied[include.slice(1)];
+    if (sent) {
+      Array.from(d.formData.keys()).forEach(function (name) { d.formData.delete(name); });
+      sent.forEach(function (entry) { if (entry[0] !== 'limit') d.formData.append(entry[0], entry[1]); });
+    }
   });
 
   // ---- Status boxes: loading, errors, Retry ------------------------------------------------------
@@ -91,9 +103,14 @@
   function problemText(problem) {
     if (!problem || typeof problem !== 'object') return null;
     var detail = typeof problem.detail === 'string' ? problem.detail : '';
+    // Each field's message once: not where the detail says it already, and without a path that only
+    // names where in the request it was (`querystring`), which means nothing to a person.
     var fields = (Array.isArray(problem.errors) ? problem.errors : []).map(function (e) {
-      return String(e.path || '').replace(/^\w*:/, '').replace(/^\//, '') + ': ' + String(e.message).replace(/\.$/, '');
-    }).filter(function (field) { return detail.indexOf(field) === -1; });
+      var path = String(e.path || '').replace(/^\w*:/, '').replace(/^\//, '');
+      var message = String(e.message).replace(/\.$/, '');
+      if (detail.toLowerCase().indexOf(message.toLowerCase()) !== -1) return '';
+      return (/^(querystring|body|params|headers?)?$/.test(path) ? '' : path + ': ') + message;
+    });
     return [detail].concat(fields).filter(Boolean).join(' ') || null;
   }
 
@@ -155,11 +172,30 @@
       return el.getAttribute('data-event');
     });
   });
-  document.addEventListener('htmx:afterSwap', function () {
+  document.addEventListener('htmx:afterSwap', function (event) {
     document.querySelectorAll('#detail-body details.earlier-attempts').forEach(function (el) {
       if (keepOpen.indexOf(el.getAttribute('data-event')) >= 0) el.open = true;
     });
     keepOpen = [];
+  });
+  // After htmx has settled the new content (it gives the focus back to an element of the same id,
+  // the pager's button, which may now be disabled):
+  document.addEventListener('htmx:afterSettle', function (event) {
+    var target = event.detail.target;
+    if (target.id !== 'list-table' && target.id !== 'statement-table') return;
+    // A page or a filter applied is said to a screen reader (the status box says only problems)...
+    if (target.id === 'list-table') {
+      var shown = target.querySelectorAll('tbody tr').length;
+      $('list-announce').textContent = shown === 0 ? 'No transactions match.' : shown + (shown === 1 ? ' transaction' : ' transactions') + ' shown.';
+    }
+    // ...and a page turned leaves the focus on the new page, not on the body (the pager it was on is gone).
+    var source = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (source && source.closest && source.closest('.pager')) target.focus();
+    if (returnTo) {
+      var row = target.querySelector('a[data-tx="' + returnTo + '"]');
+      returnTo = null;
+      if (row) row.focus();
+    }
   });
 
   // ---- Actions on server-rendered buttons (data-action): what their answer means -----------------
@@ -190,7 +226,8 @@
     // Download CSV, Download statement CSV: every row matching the form's filters, fetched by htmx
     // with the token header (a plain link could not carry it), handed to the browser as a file.
     download: function (xhr, box, d) {
-      if (xhr.status !== 200) return setStatus(box, 'error', failure(xhr), again(d));
+      // A refusal (400: too many rows for one file, a filter refused) is not retried as it is.
+      if (xhr.status !== 200) return setStatus(box, 'error', failure(xhr), xhr.status === 400 || xhr.status === 404 ? null : again(d));
       var link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([xhr.responseText], { type: 'text/csv' }));
       link.download = d.elt.getAttribute('data-file');
@@ -201,6 +238,9 @@
   };
 
   // ---- Views: sign-in, the list, one transaction (#tx=<id>), the statement (#statement=<currency>) --
+
+  /** The transaction last opened: back on the list, the focus returns to its link. */
+  var returnTo = null;
 
   function show(section) {
     document.querySelectorAll('#main > section').forEach(function (el) { el.hidden = el.id !== section; });
@@ -245,6 +285,7 @@
   // address names another currency.
   function route() {
     // Leaving a transaction drops it, and with it the notice that would fetch it again.
+    var left = detailId;
     detailId = null;
     $('detail-title').textContent = 'Transaction';
     $('detail-body').replaceChildren();
@@ -262,8 +303,20 @@
       $('s-currency').value = currency;
       return htmx.trigger(document.body, 'dw:statement');
     }
-    if (!$('list-table').hasChildNodes()) htmx.trigger(document.body, 'dw:load');
+    if (!$('list-table').hasChildNodes()) {
+      returnTo = left;
+      return htmx.trigger(document.body, 'dw:load');
+    }
+    var opened = left && $('list-table').querySelector('a[data-tx="' + left + '"]');
+    (opened || $('list-title')).focus();
   }
+
+  // Skip to the transactions (or, on one transaction, to it) without changing the address's hash.
+  $('skip').addEventListener('click', function (event) {
+    event.preventDefault();
+    var target = !$('detail-view').hidden ? $('detail-title') : !$('statement-view').hidden ? $('statement-table') : $('list-table');
+    target.focus();
+  });
 
   // Fragments' actions (Redeliver, Recover) need this script: the stylesheet shows them only now.
   document.documentElement.classList.add('scripted');
@@ -286,14 +339,26 @@
   $('detail-refresh').addEventListener('click', function () {
     if (detailId) loadDetail(detailId, true);
   });
-  // Links of the fragments open a transaction or the statement here instead of the no-script page.
-  $('main').addEventListener('click', function (event) {
-    var link = event.target.closest && event.target.closest('a[data-tx], a[data-statement]');
-    if (!link) return;
-    event.preventDefault();
+  // Links of the fragments open a transaction or the statement here instead of the no-script page,
+  // which a browser cannot open (it needs the token's header): each gets /ui's own address, so one
+  // opened in a new tab (middle click, Ctrl or Cmd-click, the context menu) asks for the token there
+  // and then opens it. A plain click only changes the hash: route() opens it in this tab.
+  function hashOf(link) {
     var tx = link.getAttribute('data-tx');
     var currency = link.getAttribute('data-statement');
-    location.hash = tx ? 'tx=' + encodeURIComponent(tx) : 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
+    return tx ? 'tx=' + encodeURIComponent(tx) : 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
+  }
+  function appLinks(root) {
+    var links = root.querySelectorAll ? root.querySelectorAll('a[data-tx], a[data-statement]') : [];
+    for (var i = 0; i < links.length; i++) links[i].setAttribute('href', '/ui#' + hashOf(links[i]));
+  }
+  appLinks(document);
+  document.addEventListener('htmx:load', function (event) { appLinks(event.detail.elt); });
+  $('main').addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a[data-tx], a[data-statement]');
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    location.hash = hashOf(link);
   });
   // What a merchant types as it reads: an order ID without the spaces around it (an order ID never
   // starts or ends with one in practice, and a pasted one often does), a currency code in capitals.

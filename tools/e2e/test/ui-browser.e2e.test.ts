@@ -148,6 +148,14 @@ async function signIn(page: Page, token: string) {
   await page.getByRole('button', { name: 'Show transactions' }).click();
 }
 
+/** A new page signed in as `token`, its list loaded. */
+async function listFor(token: string, options: Parameters<typeof openPage>[1] = {}) {
+  const opened = await newPage(options);
+  await signIn(opened.page, token);
+  await listSettled(opened.page);
+  return opened;
+}
+
 interface Row {
   created: string;
   type: string;
@@ -204,9 +212,7 @@ describe('GET /ui: signing in with the API token', () => {
   });
 
   it("lists the merchant's own transactions newest first, none of another merchant's", async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     const shown = await rows(page);
     expect(orderIds(shown)).toEqual(orderIds(newestFirst(mine)));
     expect(orderIds(shown)).not.toContain(theirs.orderId);
@@ -257,9 +263,7 @@ async function expectAlert(page: Page, text: RegExp) {
 
 describe('GET /ui: filters and pages', () => {
   it('filters by type and status, then by orderId', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
 
     await applyFilters(page, async () => {
       await page.getByLabel('Type').selectOption('withdraw');
@@ -282,9 +286,7 @@ describe('GET /ui: filters and pages', () => {
   });
 
   it('filters by a created-at range: from inclusive, before exclusive', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     // datetime-local is the browser's local time; the context runs in UTC.
     const local = boundary.toISOString().slice(0, 19);
     const before = mine.filter((t) => t.createdAt < boundary.toISOString());
@@ -302,9 +304,7 @@ describe('GET /ui: filters and pages', () => {
   });
 
   it('pages with Next and Previous through the cursor', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     await applyFilters(page, () => page.getByLabel('Per page').selectOption('10').then(() => undefined));
     const all = orderIds(newestFirst(mine));
     expect(all.length).toBeGreaterThan(10);
@@ -314,10 +314,14 @@ describe('GET /ui: filters and pages', () => {
     expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
     await saveScreenshot(page, 'list.png');
 
-    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('button', { name: 'Next page' }).focus();
+    await page.keyboard.press('Enter');
     await listSettled(page);
     expect(orderIds(await rows(page))).toEqual(all.slice(10));
     expect(await page.locator('#page-no').innerText()).toBe('Page 2');
+    // The focus is on the new page (the pager it was on was replaced), and a screen reader hears it.
+    await page.waitForFunction(() => document.activeElement?.id === 'list-table', null, { timeout: 3_000 });
+    expect(await page.locator('#list-announce').textContent()).toBe(`${all.length - 10} transaction${all.length - 10 === 1 ? '' : 's'} shown.`);
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
 
     await page.getByRole('button', { name: 'Previous page' }).click();
@@ -358,6 +362,8 @@ describe('GET /ui: Download CSV', () => {
       await page.getByLabel('Per page').selectOption('10');
       await page.getByLabel('Type').selectOption('deposit');
     });
+    // Typed but not applied: the file holds what the list shows.
+    await page.getByLabel('Order ID').fill('not-applied');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('transactions.csv');
     const text = readFileSync(await download.path(), 'utf8');
@@ -371,9 +377,7 @@ describe('GET /ui: Download CSV', () => {
 
 describe('GET /ui: callback endpoint health', () => {
   it('shows, per callback URL, what /ui/endpointHealth reports: deliveries, success rate, retrying, failed, last success and failure', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     const deposit = page.locator('#health-body [data-type="deposit"]');
     await deposit.waitFor();
     const health = (await api(stack, m1.apiToken)('GET', '/ui/endpointHealth', undefined, { accept: 'application/json' })).json;
@@ -432,11 +436,10 @@ describe('GET /ui: one transaction', () => {
 
   it('shows every field, the metadata, the trace id, and each event with its delivery and every attempt', async () => {
     const detail = await deliveriesSettled(featured.id);
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     await page.getByRole('link', { name: featured.orderId }).click();
     await page.locator('#detail-body .timeline').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('detail-title');
 
     const fields = await page.$$eval('#detail-body dl.fields dt', (dts) =>
       Object.fromEntries(dts.map((dt) => [dt.textContent, (dt.nextElementSibling as HTMLElement).innerText])),
@@ -468,6 +471,37 @@ describe('GET /ui: one transaction', () => {
       expect(attempts[1]).toEqual(['2', expect.stringMatching(/ago|now/), `HTTP 200 to ${receiver.url}/deposits`, expect.stringMatching(/^\d+ ms$/)]);
     }
     await saveScreenshot(page, 'detail.png');
+    // Back on the list, the focus is on the transaction's link again, not lost on the page.
+    await page.locator('#back').click();
+    await page.waitForFunction(() => !document.getElementById('list-view')!.hidden);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(featured.orderId);
+    // The skip link, the page's first stop for the keyboard, takes it past the header, balances and filters.
+    const firstStop = await page.evaluate(() => document.querySelector('a[href], button:not([hidden]), input, select, summary, [tabindex="0"]')?.id);
+    expect(firstStop).toBe('skip');
+    await page.locator('#skip').focus();
+    expect(await page.locator('#skip').evaluate((el) => el.getBoundingClientRect().top >= 0)).toBe(true); // shown while focused
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('list-table');
+    await context.close();
+  });
+});
+
+describe('GET /ui: a transaction opened in a new tab', () => {
+  it("links each transaction at /ui's own address: a new tab asks for the token, then shows that transaction", async () => {
+    const { context, page } = await listFor(m1.apiToken);
+    const link = page.getByRole('link', { name: featured.orderId });
+    expect(await link.getAttribute('href')).toBe(`/ui#tx=${featured.id}`);
+    // A Ctrl-click is the browser's to handle (a new tab), not the page's: this tab stays on the list.
+    await link.click({ modifiers: ['Control'] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(new URL(page.url()).hash).not.toContain('tx=');
+    // The new tab holds no token (sessionStorage is per tab): it asks, then opens the transaction.
+    const tab = await context.newPage();
+    await tab.goto(`${stack.gateway}/ui#tx=${featured.id}`);
+    await tab.getByLabel('API token').fill(m1.apiToken);
+    await tab.getByRole('button', { name: 'Show transactions' }).click();
+    await tab.locator('#detail-body dl.fields').waitFor();
+    expect(await tab.locator('#detail-title').textContent()).toContain(featured.orderId);
     await context.close();
   });
 });
@@ -501,9 +535,7 @@ describe('GET /ui: following a transaction as it moves', () => {
 
 describe('GET /ui: signing out', () => {
   it('Sign out clears sessionStorage and returns to the token form, also after a reload', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     await page.getByRole('link', { name: featured.orderId }).click();
     await page.locator('#detail-body dl').waitFor();
     await page.evaluate(() => {
@@ -629,9 +661,7 @@ describe('GET /ui: what the page says when something is off', () => {
   });
 
   it('a filter the API refuses (400) says which field and why', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     // 129 characters: more than an orderId holds (the field's maxlength stops typing, not a script).
     await applyFilters(page, () => page.evaluate(() => void ((document.getElementById('f-order') as HTMLInputElement).value = 'x'.repeat(129))));
     const status = await page.locator('#list-status.error').innerText();
@@ -646,9 +676,7 @@ describe('GET /ui: what the page says when something is off', () => {
   });
 
   it('reads an order ID without the spaces around it, and a statement currency in capitals', async () => {
-    const { context, page } = await newPage();
-    await signIn(page, m1.apiToken);
-    await listSettled(page);
+    const { context, page } = await listFor(m1.apiToken);
     await applyFilters(page, () => page.getByLabel('Order ID').fill(`  ${featured.orderId} `));
     expect(await page.locator('td[data-label="Order ID"]').allTextContents()).toEqual([featured.orderId]);
     await page.evaluate(() => (location.hash = '#statement'));

@@ -67,6 +67,7 @@ export function renderAppPage(assets: Assets): string {
 </head>
 <!-- Every request asks for HTML fragments; the CSV buttons and the actions ask for their own types. -->
 <body hx-history="false" hx-headers='{"Accept": "text/html", "x-ui-fragment": "1"}'>
+<a id="skip" class="skip-link" href="#list-table">Skip to the transactions</a>
 <header class="site-header">
 <a class="brand" href="/ui">Deposit &amp; Withdraw</a>
 <button id="sign-out" type="button" class="secondary" hidden>Sign out</button>
@@ -92,7 +93,7 @@ export function renderAppPage(assets: Assets): string {
 <div id="balances-status" class="status" role="status" aria-live="polite"></div>
 <div id="balances-body" data-status-box="balances-status" hx-get="/ui/balances" hx-trigger="dw:load from:body, click from:#refresh, dw:moved from:body" hx-sync="this:replace"></div>
 </section>
-<h1 id="list-title">Transactions</h1>
+<h1 id="list-title" tabindex="-1">Transactions</h1>
 <details id="filter-panel" class="filter-panel" open>
 <summary>Filters <span id="filter-count" class="muted"></span></summary>
 <form id="filters" class="filters" data-status-box="list-status" data-loading="Loading transactions…" hx-get="/ui/viewTransaction" hx-target="#list-table" hx-trigger="submit, reset delay:10ms, dw:load from:body, click from:#refresh, dw:moved from:body" hx-sync="#list-table:replace">
@@ -114,7 +115,8 @@ ${csvButton('download-csv', '/ui/viewTransaction', 'filters', 'transactions.csv'
 </form>
 </details>
 <div id="list-status" class="status" role="status" aria-live="polite"></div>
-<div id="list-table" data-status-box="list-status" hx-sync="this:replace"></div>
+<div id="list-announce" class="visually-hidden" role="status" aria-live="polite"></div>
+<div id="list-table" tabindex="-1" data-status-box="list-status" hx-sync="this:replace"></div>
 <section id="health" class="health" aria-labelledby="health-title">
 <h2 id="health-title">Callback endpoints</h2>
 <div id="health-status" class="status" role="status" aria-live="polite"></div>
@@ -138,7 +140,7 @@ ${csvButton('statement-csv', '/api/getBalanceHistory', 'statement-filters', 'sta
 </div>
 </form>
 <div id="statement-status" class="status" role="status" aria-live="polite"></div>
-<div id="statement-table" data-status-box="statement-status" hx-sync="this:replace"></div>
+<div id="statement-table" tabindex="-1" data-status-box="statement-status" hx-sync="this:replace"></div>
 </section>
 
 <section id="detail-view" aria-labelledby="detail-title" hidden>
