@@ -2,6 +2,7 @@ import { ConfigError, loadTransactionsConfig } from '@dw/config';
 import { listenerSettings, runMain, runService } from '@dw/http-kit';
 import { createLogger } from '@dw/telemetry';
 import { buildApp } from './app';
+import { EXPORT_SESSION_SETTINGS } from './domain/transaction-export';
 import { createPool } from '@dw/db';
 import { startBalanceCheckJob, type BalanceCheckJob } from './ledger/balance-check-job';
 import { outboxRelayProcess } from './outbox/relay-process';
@@ -12,7 +13,7 @@ async function main() {
   const logger = createLogger('transactions-svc', config.logLevel);
   const db = createPool(config.databaseUrl, config.databasePoolSize);
   // The exports read on a small pool of their own: however many stream, creates never wait behind them.
-  const exportDb = createPool(config.databaseUrl, config.exportDatabasePoolSize, { applicationName: 'dw-transactions-svc-export' });
+  const exportDb = createPool(config.databaseUrl, config.exportDatabasePoolSize, { applicationName: 'dw-transactions-svc-export', settings: EXPORT_SESSION_SETTINGS });
   const app = buildApp({
     config,
     db,

@@ -10,6 +10,8 @@ export interface PoolOptions {
   applicationName?: string;
   /** Told when the server drops an idle session. */
   onIdleError?: (err: Error) => void;
+  /** Planner settings of every session of the pool (`SET name = value` at connection). */
+  settings?: Record<string, string>;
 }
 
 /** pg.PoolConfig of every pool: the timeouts above, keep-alive, and who is connecting. */
@@ -32,7 +34,10 @@ export function poolConfig(databaseUrl: string, max: number, applicationName: st
 
 /** A pool on `databaseUrl` of at most `poolSize` connections (pg's default, 10, when omitted). */
 export function createPool(databaseUrl: string, poolSize?: number, opts: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool(poolConfig(databaseUrl, poolSize ?? 10, opts.applicationName ?? 'dw-transactions-svc'));
+  const config = poolConfig(databaseUrl, poolSize ?? 10, opts.applicationName ?? 'dw-transactions-svc');
+  const settings = Object.entries(opts.settings ?? {});
+  if (settings.length > 0) config.options = settings.map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  const pool = new pg.Pool(config);
   // An idle session the server dropped is reported here; unheard, the event would kill the process.
   // The next query opens a fresh session.
   pool.on('error', opts.onIdleError ?? (() => undefined));
