@@ -49,11 +49,12 @@
     },
   });
 
-  // Every htmx request: the token header (Accept and x-ui-fragment are the page's hx-headers), instants
-  // for local times, no empty fields.
   // A CSV button saves what its view shows: the filters last applied, not fields typed since and not
   // applied yet (kept per form, as sent; the page's cursor is no filter).
   var applied = {};
+
+  // Every htmx request: the token header (Accept and x-ui-fragment are the page's hx-headers), instants
+  // for local times, no empty fields.
   document.addEventListener('htmx:configRequest', function (event) {
     var d = event.detail;
     d.headers.serviceApiToken = token() || '';
@@ -172,7 +173,7 @@
       return el.getAttribute('data-event');
     });
   });
-  document.addEventListener('htmx:afterSwap', function (event) {
+  document.addEventListener('htmx:afterSwap', function () {
     document.querySelectorAll('#detail-body details.earlier-attempts').forEach(function (el) {
       if (keepOpen.indexOf(el.getAttribute('data-event')) >= 0) el.open = true;
     });

@@ -30,7 +30,7 @@ export const EXPORT_ROW_MAX_BYTES = 48 * 1024;
  * whose autovacuum has not run yet), PostgreSQL judged the merchant's rows few and, for the page's
  * joins, read every remaining row by bitmap and sorted them all to keep 21: 39 ms a page at 100,000
  * rows (0.13 ms by the index), so a download of 100,000 ran at 49 rows a second (found by an
- * outside audit; transaction-export.test.ts). A sort is still made where no index gives the order.
+ * outside audit; export-stale-statistics.test.ts). A sort is still made where no index gives the order.
  */
 export const EXPORT_SESSION_SETTINGS = { enable_sort: 'off' };
 
