@@ -59,8 +59,8 @@ function inProgress(socket: Socket): boolean {
 
 export function limitConnections(app: FastifyInstance, { perAddress, max, trustProxyHops }: ConnectionLimits): void {
   app.server.maxConnections = max;
-  // When each connection opened, until it closes: the ones that never sent a byte are found here
-  // (Node's closeIdleConnections closes only those kept alive after a request).
+  // When each connection opened, until it closes: those with no request in progress, silent or still
+  // sending a head, are found here (Node's closeIdleConnections closes only those kept alive after a request).
   const opened = new Map<Socket, number>();
   app.server.on('connection', (socket: Socket) => {
     opened.set(socket, Date.now());
