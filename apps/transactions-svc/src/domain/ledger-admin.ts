@@ -50,13 +50,16 @@ export async function setCreditLimit(pool: pg.Pool, merchantId: string, limit: s
       // and the check below sees what each uses.
       await lockGoverned();
     }
-    const [lowest] = await query<{ currency: string; available: string; needed: string }>(db, sql`
-      SELECT currency, available::text AS available, (-available)::text AS needed
-        FROM balances WHERE ${governed} AND available < -${limit}::numeric
-       ORDER BY available, currency LIMIT 1`);
+    // The balance that uses the most names the lowest limit allowed (ordered by the number: by its
+    // text, "-300" came before "-700", and the limit named was refused in turn; an outside audit).
+    const [lowest] = await query<{ currency: string; shown: string; needed: string }>(db, sql`
+      SELECT b.currency, b.available::text AS shown, (-b.available)::text AS needed
+        FROM balances b WHERE ${governed} AND b.available < -${limit}::numeric
+       ORDER BY b.available, b.currency LIMIT 1`);
     if (lowest) {
+      const floor = /^0*(\.0*)?$/.test(limit) ? '0' : `-${limit}`;
       throw new LedgerCommandError(
-        `refused: ${lowest.currency} available is ${lowest.available}, below -${limit}; the lowest ${currency ? 'limit' : 'default'} it allows now is ${lowest.needed}`,
+        `refused: ${lowest.currency} available is ${lowest.shown}, below ${floor}; the lowest ${currency ? 'limit' : 'default'} it allows now is ${lowest.needed}`,
       );
     }
     if (currency) {

@@ -52,6 +52,18 @@ describe('a limit below what a balance already uses', () => {
     expect(await ledger.balance(m, 'EUR')).toMatchObject({ available: '-30', creditLimit: '30' });
     expect(await ledger.balance(m, 'GBP')).toMatchObject({ available: '-80', creditLimit: '80' });
   });
+
+  it('names the balance that uses the most, so the limit it names is allowed (by number, not text)', async () => {
+    const m = await ledger.merchant('1000');
+    for (const [currency, amount] of [['AAA', '300'], ['BBB', '700'], ['CCC', '500']] as const) {
+      expect((await ledger.create(m, 'withdraw', amount, currency)).statusCode).toBe(201);
+    }
+    await expect(setCreditLimit(svc.pool, m, '100', null)).rejects.toThrow(
+      new LedgerCommandError('refused: BBB available is -700, below -100; the lowest default it allows now is 700'),
+    );
+    await setCreditLimit(svc.pool, m, '700', null);
+    await expect(setCreditLimit(svc.pool, m, '0', 'CCC')).rejects.toThrow('refused: CCC available is -500, below 0; the lowest limit it allows now is 500');
+  });
 });
 
 describe('the default changing while a currency is first used', () => {
