@@ -7,6 +7,7 @@ import type { TokenRotationPublisher } from '@dw/messaging';
 import type pg from 'pg';
 import { connectClient, createPool, databaseName } from '@dw/db';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
+import { isCurrencyCap, MAX_CURRENCIES_PER_MERCHANT } from '../domain/currency-cap';
 import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
 import { CliFailure, UsageError, databaseUrlFrom, joinNegativeValues, reportFailure, usageFromParseArgs } from './cli-support';
 
@@ -237,7 +238,12 @@ export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hoo
     broadcast = command.rotatesToken ? await openBroadcast(hooks) : undefined;
     db = createPool(url, 1);
     const issued = await command.run(db).catch((error: unknown) => {
-      throw error instanceof LedgerCommandError ? new CliFailure(error.message) : error;
+      if (error instanceof LedgerCommandError) throw new CliFailure(error.message);
+      // The database's rule, not its connection: told as the API tells it (currency-cap.ts).
+      if (isCurrencyCap(error)) {
+        throw new CliFailure(`refused: the merchant already holds balances in ${MAX_CURRENCIES_PER_MERCHANT} currencies, the most one merchant may; use one of them`);
+      }
+      throw error;
     });
     if (!issued) throw new CliFailure(`no merchant with id ${command.merchantId}`);
     const told = broadcast && command.merchantId ? await tellGateways(broadcast, command.merchantId) : true;

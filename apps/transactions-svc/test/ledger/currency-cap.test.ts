@@ -4,6 +4,7 @@
  * concurrency, and without costing another merchant's creates in the same batch anything.
  */
 import { MAX_CURRENCIES_PER_MERCHANT } from '../../src/domain/currency-cap';
+import { removeCliBuild, runCli } from '../cli/run-cli';
 import { rowCounts, startTestService, type TestService } from '../support/service';
 import { ledgerClient, problemOf } from './support';
 
@@ -13,7 +14,10 @@ beforeAll(async () => {
   svc = await startTestService('ledger-currency-cap');
   ledger = ledgerClient(svc);
 });
-afterAll(async () => svc?.close());
+afterAll(async () => {
+  removeCliBuild();
+  await svc?.close();
+});
 
 /** Balance rows in `n` currencies K00001…, as refused withdraws or an operator's credit limits leave them (no entry yet). */
 async function holdCurrencies(merchant: string, n: number): Promise<void> {
@@ -93,5 +97,12 @@ describe(`a merchant's currencies, at most ${MAX_CURRENCIES_PER_MERCHANT}`, () =
     const m = await ledger.merchant();
     await holdCurrencies(m, MAX_CURRENCIES_PER_MERCHANT);
     await expect(svc.pool.query(`INSERT INTO balances (merchant_id, currency) VALUES ($1, 'OPERATOR')`, [m])).rejects.toMatchObject({ code: '23L01' });
-  });
+    // The operator's command says so as the API does, not as a fault of the database's connection.
+    const adjusted = await runCli('merchant', ['adjust-balance', '--merchant', m, '--currency', 'OPERATOR', '--amount', '1', '--reason', 'r', '--reference', 'cap-1'], {
+      DATABASE_URL: svc.url,
+    });
+    expect(adjusted.code).toBe(1);
+    expect(adjusted.stderr).toContain('refused: the merchant already holds balances in 1000 currencies, the most one merchant may; use one of them');
+    expect(adjusted.stderr).not.toContain('PostgreSQL at');
+  }, 60_000);
 });
