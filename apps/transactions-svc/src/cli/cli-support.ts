@@ -1,7 +1,7 @@
 // What the two database CLIs share: reading DATABASE_URL, usage errors, and turning failures into
 // one clear line on stderr (never a stack trace, never the password) plus an exit code.
 import { DEFAULT_DATABASE_URL } from '@dw/config';
-import { serverAddress } from '@dw/db';
+import { connectClient, databaseName, serverAddress } from '@dw/db';
 import { DatabaseError } from 'pg';
 
 /** Wrong arguments: the message says what to fix; exit code 2. */
@@ -68,4 +68,15 @@ export function joinNegativeValues(argv: readonly string[], valueOptions: Readon
     }
   }
   return out;
+}
+
+/** Fails with one clear line when PostgreSQL or the database is missing, before the pool's errors. */
+export async function checkDatabase(url: string): Promise<void> {
+  const client = await connectClient(url).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code === '3D000') {
+      throw new CliFailure(`database ${databaseName(url)} does not exist: run npm run db:migrate first`);
+    }
+    throw error;
+  });
+  await client.end();
 }

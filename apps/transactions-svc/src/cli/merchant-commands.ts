@@ -5,11 +5,11 @@ import { parseArgs } from 'node:util';
 import { PRINTABLE_PATTERN, SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS } from '@dw/contracts';
 import type { TokenRotationPublisher } from '@dw/messaging';
 import type pg from 'pg';
-import { connectClient, createPool, databaseName } from '@dw/db';
+import { createPool } from '@dw/db';
 import { createMerchant, type IssuedCredentials, rotateApiToken, rotateSigningSecret } from '../db/merchant-admin';
 import { isCurrencyCap, MAX_CURRENCIES_PER_MERCHANT } from '../domain/currency-cap';
 import { adjustBalance, LedgerCommandError, setCreditLimit } from '../domain/ledger-admin';
-import { CliFailure, UsageError, databaseUrlFrom, joinNegativeValues, reportFailure, usageFromParseArgs } from './cli-support';
+import { CliFailure, UsageError, checkDatabase, databaseUrlFrom, joinNegativeValues, reportFailure, usageFromParseArgs } from './cli-support';
 
 export const MERCHANT_HELP = `Usage: merchant create --name <name> [--credit-limit <amount>]
        merchant rotate-token --merchant <merchantId>
@@ -213,16 +213,6 @@ export function parseOverlap(text: string): number {
   return seconds;
 }
 
-/** Fails with one clear line when PostgreSQL or the database is missing, before the pool's errors. */
-async function checkDatabase(url: string): Promise<void> {
-  const client = await connectClient(url).catch((error: unknown) => {
-    if ((error as { code?: unknown }).code === '3D000') {
-      throw new CliFailure(`database ${databaseName(url)} does not exist: run npm run db:migrate first`);
-    }
-    throw error;
-  });
-  await client.end();
-}
 
 export async function runMerchantCli(argv: string[], env: NodeJS.ProcessEnv, hooks: MerchantCliHooks): Promise<number> {
   const url = databaseUrlFrom(env);

@@ -186,6 +186,13 @@ describe('ledger verify', () => {
     expect(res.stderr).toContain(`ledger: ${message}`);
   });
 
+  it('says in its one JSON line, and on stderr, when it could not check at all, and exits 1', async () => {
+    const res = await runCli('ledger', ['verify'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:9/none' });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toEqual({ ok: false, error: expect.stringContaining('PostgreSQL is not reachable at 127.0.0.1:9') });
+    expect(res.stderr).toContain('ledger: PostgreSQL is not reachable at 127.0.0.1:9');
+  });
+
   it('prints ok for a ledger written by the service, and names what differs after tampering', async () => {
     const m = await ledger.merchant();
     await ledger.fund(m, '40');
