@@ -4,8 +4,11 @@
  * upstream points at a port nothing listens on, so /ui answers 503): only whether the limit let the
  * request through.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { isPublicPage } from '../src/auth/public-page-limit';
+import { isPublicPage, PUBLIC_IN_PROGRESS } from '../src/auth/public-page-limit';
+import { upstream } from '../src/upstreams';
 import { buildTestGateway } from './support/gateway';
 
 let app: FastifyInstance;
@@ -40,3 +43,41 @@ it('names the token-less pages by their routes', () => {
   expect(['/openapi.json', '/docs', '/docs/static/*', '/ui', '/ui/assets/*'].map(isPublicPage)).toEqual([true, true, true, true, true]);
   expect(['/healthz', '/readyz', '/metrics', '/ui/viewTransaction', '/api/createDeposit', '/docsx', undefined].map(isPublicPage)).toEqual([false, false, false, false, false, false, false]);
 });
+
+describe('token-less pages in progress at once (PUBLIC_IN_PROGRESS)', () => {
+  let server: FastifyInstance;
+  let hanging: http.Server;
+  const held: http.ServerResponse[] = [];
+  beforeAll(async () => {
+    // The ui holds every answer until told: each /ui request stays in progress, as an unread one does.
+    hanging = http.createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    server = await buildTestGateway({ publicLimitPerMinute: 600, ui: upstream(`http://127.0.0.1:${(hanging.address() as AddressInfo).port}`, 10_000) });
+  });
+  afterAll(async () => {
+    for (const res of held) res.end();
+    await server?.close();
+    hanging.close();
+  });
+
+  it('answers 429 beyond 8 of one address at once, keeps others served, and serves it again once one is over', async () => {
+    const pending = Array.from({ length: PUBLIC_IN_PROGRESS.perAddress }, () => getFrom(server, '/ui', '10.0.1.1'));
+    while (held.length < PUBLIC_IN_PROGRESS.perAddress) await new Promise((r) => setTimeout(r, 10));
+    const over = await getFrom(server, '/ui', '10.0.1.1');
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+    // Another address is not held back by it.
+    const other = getFrom(server, '/ui', '10.0.1.2');
+    while (held.length < PUBLIC_IN_PROGRESS.perAddress + 1) await new Promise((r) => setTimeout(r, 10));
+    held[0]!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
+    held.at(-1)!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
+    expect((await other).statusCode).toBe(200);
+    expect((await pending[0]!).statusCode).toBe(200);
+    const again = getFrom(server, '/ui', '10.0.1.1');
+    while (held.length < PUBLIC_IN_PROGRESS.perAddress + 2) await new Promise((r) => setTimeout(r, 10));
+    held.at(-1)!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
+    expect((await again).statusCode).toBe(200);
+  });
+});
+
+const getFrom = (server: FastifyInstance, url: string, remoteAddress: string) => server.inject({ method: 'GET', url, remoteAddress });
