@@ -332,6 +332,8 @@
     $('token').value = '';
     $('signin-error').hidden = true;
     route();
+    // The form is gone: the focus goes to what replaced it, not to the page's body.
+    if (!$('list-view').hidden) $('list-title').focus();
   });
   $('sign-out').addEventListener('click', function () {
     signOut();

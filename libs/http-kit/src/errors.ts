@@ -43,8 +43,9 @@ export const notFound = (detail = 'No such resource.') => new ApiError(404, 'not
 export const conflict = (detail: string) => new ApiError(409, 'conflict', detail);
 export const invalidTransition = (detail: string) => new ApiError(409, 'invalid_transition', detail);
 export const insufficientFunds = (detail: string) => new ApiError(422, 'insufficient_funds', detail);
-export const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} s.`, undefined, {
+/** 429 with Retry-After; `what` says which limit was passed (the token's rate unless told otherwise). */
+export const rateLimited = (retryAfterSeconds: number, what = 'Too many requests') =>
+  new ApiError(429, 'rate_limited', `${what}; retry after ${retryAfterSeconds} s.`, undefined, {
     'retry-after': String(retryAfterSeconds),
   });
 export const serviceUnavailable = (detail = 'A service this request needs is unavailable; retry later.') =>

@@ -8,6 +8,7 @@ import { HEADER_REQUEST_ID, PROBLEM_CONTENT_TYPE, type ProblemCode } from '@dw/c
 import { renderMetrics, shutdownTelemetry } from '@dw/telemetry';
 import closeWithGrace from 'close-with-grace';
 import listenReasons from './listen-reasons.json';
+import { problemClientErrorHandler } from './client-error';
 import { problemBody } from './problem';
 import { genReqId } from './request-id';
 import type { FastifyInstance } from 'fastify';
@@ -29,22 +30,24 @@ export interface RunOptions {
  * without reaching the service's API (k8s NetworkPolicy).
  */
 function metricsServer(): http.Server {
-  return http.createServer((req, res) => {
-    // Like every answer of the service, each carries its request id, and a refusal is problem+json.
+  const server = http.createServer((req, res) => {
+    // Like every answer of the service: its request id, never stored or sniffed, a refusal problem+json.
     const requestId = genReqId(req);
+    const headers = { [HEADER_REQUEST_ID]: requestId, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
     const problem = (status: number, code: ProblemCode, detail: string) =>
-      res
-        .writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, [HEADER_REQUEST_ID]: requestId })
-        .end(JSON.stringify(problemBody(requestId, status, code, detail)));
+      res.writeHead(status, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }).end(JSON.stringify(problemBody(requestId, status, code, detail)));
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       problem(404, 'not_found', 'This port serves GET /metrics only (METRICS_PORT).');
       return;
     }
     renderMetrics().then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType, [HEADER_REQUEST_ID]: requestId }).end(body),
+      ({ contentType, body }) => res.writeHead(200, { ...headers, 'content-type': contentType }).end(body),
       () => problem(500, 'internal', 'The metrics could not be rendered.'),
     );
   });
+  // A request the parser refuses gets the service's own 400 problem, not Node's bare one.
+  server.on('clientError', problemClientErrorHandler);
+  return server;
 }
 
 /** A service that could not take its port, told in one line rather than a stack trace. */

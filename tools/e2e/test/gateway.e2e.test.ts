@@ -370,7 +370,11 @@ describe('readiness and graceful shutdown', () => {
     expect((await fetch(`${stack.gateway}/readyz`)).status).toBe(200);
     expect((await fetch(`${stack.gateway}/ui`, { headers: { 'x-request-id': 'ui-down-1' } })).status).toBe(503);
     // An upstream that is down is one warning per request, without a stack (not three lines, two with stacks).
-    const lines = stack.logs['api-gateway'].join('').split('\n').filter((line) => line.includes('"ui-down-1"'));
+    // The gateway's log reaches this process through a pipe, a moment after the answer.
+    const linesOf = () => stack.logs['api-gateway'].join('').split('\n').filter((line) => line.includes('"ui-down-1"'));
+    for (let i = 0; i < 50 && linesOf().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200)); // and any second line would have come too
+    const lines = linesOf();
     expect(lines.map((line) => JSON.parse(line) as { level: number; msg: string; error?: { code?: string } })).toEqual([
       expect.objectContaining({ level: 40, msg: 'upstream unavailable', error: expect.objectContaining({ code: 'ECONNREFUSED' }) }),
     ]);

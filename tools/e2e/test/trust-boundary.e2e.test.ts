@@ -170,6 +170,7 @@ describe('metrics on their own port (METRICS_PORT)', () => {
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/^# HELP /m);
       expect(metrics.headers.get('x-request-id')).toBeTruthy();
+      expect(metrics.headers.get('x-content-type-options')).toBe('nosniff');
       for (const path of ['/ui/viewTransaction', '/healthz', '/api/getCallbackUrls']) {
         const other = await fetch(`http://127.0.0.1:${metricsPort}${path}`, { headers: { 'x-merchant-id': m1.merchantId, 'x-request-id': 'mp-1' } });
         expect(other.status).toBe(404);

@@ -213,6 +213,8 @@ describe('GET /ui: signing in with the API token', () => {
 
   it("lists the merchant's own transactions newest first, none of another merchant's", async () => {
     const { context, page } = await listFor(m1.apiToken);
+    // Signed in, the focus is on the list's heading, not lost on the page's body.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('list-title');
     const shown = await rows(page);
     expect(orderIds(shown)).toEqual(orderIds(newestFirst(mine)));
     expect(orderIds(shown)).not.toContain(theirs.orderId);

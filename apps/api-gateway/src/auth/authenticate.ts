@@ -23,6 +23,10 @@ export interface AuthDeps {
   badTokens: BadTokenLimit;
 }
 
+/** The address's limit, told apart from the token's own rate limit. */
+const BAD_TOKENS = 'Too many requests with a bad token from your address';
+const pastBadTokenLimit = (seconds: number) => rateLimited(seconds, BAD_TOKENS);
+
 export function authenticate(app: FastifyInstance, { resolver, limiter, badTokens }: AuthDeps): void {
   /**
    * The merchant of a well-formed token neither cached nor being looked up, or undefined (a 401,
@@ -41,11 +45,11 @@ export function authenticate(app: FastifyInstance, { resolver, limiter, badToken
       return merchantId;
     }
     const blockedFor = badTokens.blocked(address);
-    if (!badTokens.enterSlowLane(address)) throw rateLimited(blockedFor);
+    if (!badTokens.enterSlowLane(address)) throw pastBadTokenLimit(blockedFor);
     try {
       await sleep(SLOW_LANE_WAIT_MS);
       const merchantId = await resolver.resolve(token);
-      if (!merchantId) throw rateLimited(Math.max(1, badTokens.blocked(address)));
+      if (!merchantId) throw pastBadTokenLimit(Math.max(1, badTokens.blocked(address)));
       return merchantId;
     } finally {
       badTokens.leaveSlowLane(address);
@@ -55,7 +59,7 @@ export function authenticate(app: FastifyInstance, { resolver, limiter, badToken
   /** A bad token known without a lookup: 401, counted, or past the address's limit 429. */
   const refuse = (address: string) => {
     const blockedFor = badTokens.blocked(address);
-    if (blockedFor > 0) return rateLimited(blockedFor);
+    if (blockedFor > 0) return pastBadTokenLimit(blockedFor);
     badTokens.record(address);
     return unauthorized();
   };

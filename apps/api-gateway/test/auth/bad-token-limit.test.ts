@@ -41,7 +41,7 @@ describe('bad tokens from one address', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(50 - LIMIT);
     expect(lookups).toBe(LIMIT + 1);
     for (const a of answers.filter((x) => x.statusCode === 429)) {
-      expect(a.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(a.json()).toMatchObject({ status: 429, code: 'rate_limited', detail: expect.stringContaining('with a bad token from your address') });
       expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
   });
