@@ -61,20 +61,20 @@ describe('token-less pages in progress at once (PUBLIC_IN_PROGRESS)', () => {
   });
 
   it('answers 429 beyond 8 of one address at once, keeps others served, and serves it again once one is over', async () => {
-    const pending = Array.from({ length: PUBLIC_IN_PROGRESS.perAddress }, () => getFrom(server, '/ui', '10.0.1.1'));
-    while (held.length < PUBLIC_IN_PROGRESS.perAddress) await new Promise((r) => setTimeout(r, 10));
+    const pending = Array.from({ length: PUBLIC_IN_PROGRESS.perKey }, () => getFrom(server, '/ui', '10.0.1.1'));
+    while (held.length < PUBLIC_IN_PROGRESS.perKey) await new Promise((r) => setTimeout(r, 10));
     const over = await getFrom(server, '/ui', '10.0.1.1');
     expect(over.statusCode).toBe(429);
     expect(over.json()).toMatchObject({ status: 429, code: 'rate_limited' });
     // Another address is not held back by it.
     const other = getFrom(server, '/ui', '10.0.1.2');
-    while (held.length < PUBLIC_IN_PROGRESS.perAddress + 1) await new Promise((r) => setTimeout(r, 10));
+    while (held.length < PUBLIC_IN_PROGRESS.perKey + 1) await new Promise((r) => setTimeout(r, 10));
     held[0]!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
     held.at(-1)!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
     expect((await other).statusCode).toBe(200);
     expect((await pending[0]!).statusCode).toBe(200);
     const again = getFrom(server, '/ui', '10.0.1.1');
-    while (held.length < PUBLIC_IN_PROGRESS.perAddress + 2) await new Promise((r) => setTimeout(r, 10));
+    while (held.length < PUBLIC_IN_PROGRESS.perKey + 2) await new Promise((r) => setTimeout(r, 10));
     held.at(-1)!.writeHead(200, { 'content-type': 'text/html' }).end('ok');
     expect((await again).statusCode).toBe(200);
   });

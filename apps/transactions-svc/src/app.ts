@@ -5,7 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { mapDatabaseError } from './db-errors';
 import { startSandboxSettler, type Settler } from './domain/sandbox-settler';
-import { DEFAULT_EXPORT_LIMITS, ExportSlots, type ExportLimits } from './domain/export-slots';
+import { DEFAULT_EXPORT_LIMITS, exportSlots, type ExportLimits } from './domain/export-slots';
 import { balanceRoutes } from './routes/balances';
 import { callbackUrlRoutes } from './routes/callback-urls';
 import { createTransactionRoutes } from './routes/create-transaction';
@@ -43,7 +43,7 @@ export function buildApp({ config, db, logger, listener, exports = {} }: AppDeps
   // merchant or resolves tokens; the operator API has its own admin token.
   const internalAuth = new InternalAuth(config.internalAuthSecrets);
   // Downloads (the transactions export, the statement) read on their own pool and share one set of slots.
-  const downloads = { db: exports.db ?? db, slots: new ExportSlots(exports.limits ?? DEFAULT_EXPORT_LIMITS) };
+  const downloads = { db: exports.db ?? db, slots: exportSlots(exports.limits ?? DEFAULT_EXPORT_LIMITS) };
   app.register(async (merchantApi) => {
     requireMerchant(merchantApi, internalAuth);
     createTransactionRoutes(merchantApi, db);

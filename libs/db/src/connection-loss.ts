@@ -17,28 +17,5 @@ export function isConnectionLoss(err: unknown): boolean {
   return LOST_WITHOUT_A_CODE.test(err.message);
 }
 
-export interface ConnectionLossRetry {
-  /** Give up (throw the last error) once this long has passed since the first try. */
-  withinMs: number;
-  /** The waits between tries, the last repeated (default 100, 200, 400, 800, 1600 ms). */
-  delaysMs?: readonly number[];
-}
-
-const DEFAULT_DELAYS_MS = [100, 200, 400, 800, 1_600];
-
-/**
- * Runs `statement` again while it fails by connection loss, within `withinMs`. Only for statements
- * that are safe to repeat: the first try may have committed with only its reply lost.
- */
-export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, { withinMs, delaysMs = DEFAULT_DELAYS_MS }: ConnectionLossRetry): Promise<T> {
-  const giveUpAt = Date.now() + withinMs;
-  for (let tries = 0; ; tries++) {
-    try {
-      return await statement();
-    } catch (err) {
-      const waitMs = delaysMs[Math.min(tries, delaysMs.length - 1)]!;
-      if (!isConnectionLoss(err) || Date.now() + waitMs > giveUpAt) throw err;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-  }
-}
+/** Waits between tries of a statement while the way to PostgreSQL is lost (for retryOn's `delaysMs`). */
+export const CONNECTION_LOSS_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1_600];

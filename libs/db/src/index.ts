@@ -5,3 +5,4 @@ export * from './database-url';
 export * from './ensure-database';
 export * from './rows';
 export * from './connection-loss';
+export * from './retry-on';

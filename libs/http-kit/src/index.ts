@@ -13,3 +13,4 @@ export * from './replay-guard';
 export * from './upstream-deadline';
 export * from './canonical-path';
 export * from './negotiate';
+export * from './in-progress-slots';

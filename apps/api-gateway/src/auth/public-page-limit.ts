@@ -7,7 +7,7 @@
  * requests a page. Probes (/healthz, /readyz, /metrics) are not limited: the kubelet and Prometheus
  * must always get through. Kept in memory per replica, like the bad-token limit.
  */
-import { rateLimited } from '@dw/http-kit';
+import { InProgressSlots, rateLimited, releaseOnClose, type InProgressLimits } from '@dw/http-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TokenBuckets } from './token-bucket';
 
@@ -24,29 +24,22 @@ export function isPublicPage(route: string | undefined): boolean {
  * about 5,000 (killed by V8, and with it `npm start`; found by an outside audit). A browser opening
  * /ui or /docs asks for four or five at once.
  */
-export const PUBLIC_IN_PROGRESS = { perAddress: 8, max: 256 };
+export const PUBLIC_IN_PROGRESS: InProgressLimits = { perKey: 8, total: 256 };
 
 /** Applies the limits (TokenBuckets.perMinute of PUBLIC_LIMIT_PER_MINUTE, PUBLIC_IN_PROGRESS) to every public page of `app` (a hook on the root, so it sees the docs' routes too). */
 export function limitPublicPages(app: FastifyInstance, perAddress: TokenBuckets): void {
-  const inProgress = new Map<string, number>();
-  let total = 0;
+  const inProgress = new InProgressSlots(PUBLIC_IN_PROGRESS);
   // A callback hook: it runs on every request and waits for nothing.
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     if (!isPublicPage(request.routeOptions.url)) return done();
-    const address = request.ip;
-    const mine = inProgress.get(address) ?? 0;
-    if (mine >= PUBLIC_IN_PROGRESS.perAddress || total >= PUBLIC_IN_PROGRESS.max) return done(rateLimited(1));
-    const wait = perAddress.take(address);
-    if (wait > 0) return done(rateLimited(wait));
-    inProgress.set(address, mine + 1);
-    total++;
-    // 'close' comes once the answer is over, whichever way: sent, failed, or the client cut off.
-    reply.raw.once('close', () => {
-      total--;
-      const left = (inProgress.get(address) ?? 1) - 1;
-      if (left > 0) inProgress.set(address, left);
-      else inProgress.delete(address);
-    });
+    const slot = inProgress.acquire(request.ip);
+    if ('refused' in slot) return done(rateLimited(1));
+    const wait = perAddress.take(request.ip);
+    if (wait > 0) {
+      slot.release();
+      return done(rateLimited(wait));
+    }
+    releaseOnClose(slot, reply.raw);
     done();
   });
 }

@@ -10,7 +10,7 @@
  * once: handed back, the attempt would be sent again and the first POST never shown. The statement
  * is safe to repeat (the guards above, and an attempt row is written once).
  */
-import { retryOnConnectionLoss } from '@dw/db';
+import { CONNECTION_LOSS_DELAYS_MS, isConnectionLoss, retryOn } from '@dw/db';
 import type { Pool } from 'pg';
 import type { AttemptResult } from './attempt-result';
 import { NOT_SETTLED_SQL, type DeliveryTrigger } from './claim-delivery';
@@ -77,6 +77,6 @@ export async function recordOutcomes(pool: Pool, outcomes: Outcome[]): Promise<v
     column((o) => o.result?.durationMs ?? null),
     column((o) => o.trigger),
   ];
-  await retryOnConnectionLoss(() => pool.query({ text: RECORD, values }), { withinMs: RECORD_RETRY_WITHIN_MS });
+  await retryOn(() => pool.query({ text: RECORD, values }), { when: isConnectionLoss, withinMs: RECORD_RETRY_WITHIN_MS, delaysMs: CONNECTION_LOSS_DELAYS_MS });
   return outcomes.map(() => undefined);
 }

@@ -5,14 +5,10 @@
  * beside a create batch that holds that balance and replays the same transaction's orderId (its
  * ON CONFLICT check waits for the status change's new row version: ledger-properties.test.ts met
  * it under load). PostgreSQL then ends one of the two (40P01, deadlock detected), which changed
- * nothing, and it is run again.
+ * nothing, and it is run again, at once, up to three tries in all.
  */
-export async function retryDeadlock<T>(run: () => Promise<T>, tries = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== '40P01' || attempt >= tries) throw err;
-    }
-  }
+import { isDeadlock, retryOn } from '@dw/db';
+
+export function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  return retryOn(run, { when: isDeadlock, tries: 3 });
 }

@@ -8,19 +8,18 @@
  */
 import { Readable } from 'node:stream';
 import { BalanceHistoryPage, BalanceHistoryQuery, BalanceList, EXPORT_MAX_ROWS, Problem } from '@dw/contracts';
-import { negotiate, validationFailed } from '@dw/http-kit';
+import { negotiate, validationFailed, type InProgressSlots } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { balanceHistory, balancesOf, countHistoryUpTo, decodeHistoryCursor, historyEntries } from '../domain/balance-queries';
 import { BadCursorError } from '../domain/cursor';
-import type { ExportSlots } from '../domain/export-slots';
 import { statementCsv, STATEMENT_CSV_CONTENT_TYPE } from '../domain/statement-csv';
 import { badCursor } from './bad-cursor';
 import { holdDownloadSlot } from './download-slot';
 import { refuseEmptyWindow } from './time-range';
 
 /** `downloads`: the pool statements read on and the slots they share with the transactions export. */
-export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db: pg.Pool; slots: ExportSlots }): void {
+export function balanceRoutes(app: FastifyInstance, db: pg.Pool, downloads: { db: pg.Pool; slots: InProgressSlots }): void {
   app.get('/api/getBalance', { schema: { response: { 200: BalanceList, '4xx': Problem } } }, (request) =>
     balancesOf(db, request.merchantId),
   );

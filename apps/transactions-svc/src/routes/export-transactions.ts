@@ -12,10 +12,9 @@
  */
 import { Readable } from 'node:stream';
 import { EXPORT_MAX_ROWS, Problem, ViewTransactionQuery } from '@dw/contracts';
-import { validationFailed } from '@dw/http-kit';
+import { validationFailed, type InProgressSlots } from '@dw/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import type { ExportSlots } from '../domain/export-slots';
 import { decodeCursor } from '../domain/cursor';
 import { countUpToLimit, ExportTooLargeError, exportRows } from '../domain/transaction-export';
 import { badCursor } from './bad-cursor';
@@ -31,7 +30,7 @@ export interface ExportSettings {
   /** The pool the exports read on (EXPORT_DATABASE_POOL_SIZE), apart from creates and reads. */
   db: pg.Pool;
   /** The process's download slots, shared with the statement (balances.ts). */
-  slots: ExportSlots;
+  slots: InProgressSlots;
   /** EXPORT_PAGE_BYTES */
   pageBytes: number;
 }

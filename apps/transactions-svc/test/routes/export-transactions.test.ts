@@ -2,7 +2,6 @@
  * GET /api/transactions/export (behind /ui/viewTransaction with Accept: text/csv): every matching
  * transaction, streamed as NDJSON in keyset pages, with its latest event's delivery.
  */
-import { ExportSlots } from '../../src/domain/export-slots';
 import { countUpToLimit, EXPORT_ROW_MAX_BYTES, exportPageRows, ExportTooLargeError, exportRows as exportRowsOf } from '../../src/domain/transaction-export';
 import { startTestService, type TestService } from '../support/service';
 
@@ -141,21 +140,5 @@ describe('GET /api/transactions/export', () => {
     const res = await svc.as(svc.merchantA, { method: 'GET', url: `/api/transactions/export?${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('validation_failed');
-  });
-});
-
-describe('ExportSlots: how many exports stream at once', () => {
-  it('admits a few per merchant and a few per process, and frees a slot once (a second release is ignored)', () => {
-    const slots = new ExportSlots({ perMerchant: 2, perProcess: 3 });
-    const a1 = slots.acquire('a');
-    const a2 = slots.acquire('a');
-    expect(slots.acquire('a')).toEqual({ refused: 'merchant' });
-    const b1 = slots.acquire('b');
-    expect(slots.acquire('c')).toEqual({ refused: 'process' });
-    if (!('release' in a1) || !('release' in a2) || !('release' in b1)) throw new Error('expected slots');
-    a1.release();
-    a1.release();
-    expect(slots.acquire('a')).toHaveProperty('release');
-    expect(slots.acquire('c')).toEqual({ refused: 'process' });
   });
 });
