@@ -1,5 +1,5 @@
 /** Keep-alive undici pools to the services the gateway forwards to. */
-import { serviceUnavailable, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
+import { serviceUnavailable, unexpectedAnswer, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
 import { injectTraceHeaders } from '@dw/telemetry';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
@@ -50,12 +50,14 @@ export function tokenLookupVia(transactions: Upstream, auth: InternalAuth): Toke
         headers,
         body,
       });
-    } catch {
-      throw serviceUnavailable();
+    } catch (err) {
+      throw serviceUnavailable(undefined, err);
     }
     const body = (await res.body.json().catch(() => undefined)) as { merchantId?: string; tokenHash?: string } | undefined;
     if (res.statusCode === 404) return undefined;
-    if (res.statusCode !== 200 || typeof body?.merchantId !== 'string') throw serviceUnavailable();
+    if (res.statusCode !== 200 || typeof body?.merchantId !== 'string') {
+      throw serviceUnavailable(undefined, unexpectedAnswer('transactions-svc', res.statusCode, 'no merchant for the token lookup'));
+    }
     // The store matched the hash through its unique index; confirm in constant time that the answer is for this hash.
     if (typeof body.tokenHash !== 'string' || !sameDigest(body.tokenHash, tokenHash)) return undefined;
     return body.merchantId;

@@ -14,8 +14,11 @@ import {
   type TransactionDetail,
   type TransactionPage,
 } from '@dw/contracts';
-import { serviceUnavailable, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
+import { serviceUnavailable, unexpectedAnswer, withHeadersDeadline, type InternalAuth } from '@dw/http-kit';
 import { Pool } from 'undici';
+
+/** Named in the log line of a 503 (the problem handler's 'upstream unavailable'). */
+const UPSTREAM = 'transactions-svc';
 
 /** A problem from transactions-svc, with its Retry-After (a 429's) when it sent one. */
 export type UpstreamResult<T> = { ok: true; body: T } | { ok: false; status: number; problem: Problem; retryAfter?: string };
@@ -165,22 +168,22 @@ export function transactionsClient(
       const res = await pool.request({ method: 'GET', path, headers: headers(scope, path) });
       statusCode = res.statusCode;
       bytes = Buffer.from(await res.body.arrayBuffer());
-    } catch {
-      throw serviceUnavailable();
+    } catch (err) {
+      throw serviceUnavailable(undefined, err);
     }
     if (statusCode === 200 && isJsonObject(bytes)) return { ok: true, body: bytes };
     if (statusCode >= 400) {
       const body = parse(bytes);
       if (isProblem(body)) return { ok: false, status: statusCode, problem: body };
     }
-    throw serviceUnavailable();
+    throw serviceUnavailable(undefined, unexpectedAnswer(UPSTREAM, statusCode, 'not a JSON object or a problem'));
   }
 
   async function getJson<T>(path: string, scope: RequestScope): Promise<UpstreamResult<T>> {
     const result = await getBytes(path, scope);
     if (!result.ok) return result;
     const body = parse(result.body);
-    if (typeof body !== 'object' || body === null) throw serviceUnavailable();
+    if (typeof body !== 'object' || body === null) throw serviceUnavailable(undefined, unexpectedAnswer(UPSTREAM, 200, 'not a JSON object'));
     return { ok: true, body: body as T };
   }
 
@@ -203,8 +206,8 @@ export function transactionsClient(
         const path = `/api/transactions/export?${search(filters)}`;
         const accept = 'application/x-ndjson';
         res = await pool.request({ method: 'GET', path, headers: headers(scope, path, accept), bodyTimeout: exportIdleTimeoutMs });
-      } catch {
-        throw serviceUnavailable();
+      } catch (err) {
+        throw serviceUnavailable(undefined, err);
       }
       if (res.statusCode !== 200) {
         const body: unknown = await res.body.json().catch(() => undefined);
@@ -212,7 +215,7 @@ export function transactionsClient(
         if (res.statusCode >= 400 && isProblem(body)) {
           return { ok: false, status: res.statusCode, problem: body, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
         }
-        throw serviceUnavailable();
+        throw serviceUnavailable(undefined, unexpectedAnswer(UPSTREAM, res.statusCode, 'not a problem'));
       }
       return { ok: true, body: ndjsonRows(res.body) };
     },

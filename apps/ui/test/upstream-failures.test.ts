@@ -6,10 +6,15 @@ import { startUi } from './support/ui-app';
 
 const headers = { 'x-merchant-id': MERCHANT_ID };
 
+/** The warn lines the ui wrote for one request: what failed, named once, without a stack. */
+const unavailableLines = (lines: Record<string, unknown>[], requestId: string) =>
+  lines.filter((line) => line.request_id === requestId && line.msg === 'upstream unavailable');
+
 describe('when transactions-svc is down', () => {
   let ui: FastifyInstance;
+  const lines: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    ui = await startUi(await deadAddress());
+    ui = await startUi(await deadAddress(), 2000, lines);
   });
   afterAll(async () => {
     await ui?.close();
@@ -18,11 +23,16 @@ describe('when transactions-svc is down', () => {
   it.each([
     ['the list', ''],
     ['one transaction', `?id=${DETAIL.transaction.id}`],
-  ])('answers 503 problem+json for %s', async (_name, query) => {
-    const res = await ui.inject({ method: 'GET', url: `/ui/viewTransaction${query}`, headers });
+  ])('answers 503 problem+json for %s, and logs one warning naming the cause', async (name, query) => {
+    const requestId = `down-${name.replace(/ /g, '-')}`;
+    const res = await ui.inject({ method: 'GET', url: `/ui/viewTransaction${query}`, headers: { ...headers, 'x-request-id': requestId } });
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(res.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(unavailableLines(lines, requestId)).toEqual([
+      expect.objectContaining({ level: 40, error: expect.objectContaining({ code: 'ECONNREFUSED' }) }),
+    ]);
+    expect(JSON.stringify(unavailableLines(lines, requestId))).not.toContain('stack');
   });
 
   it('answers an HTML request with the same 503 problem+json', async () => {
@@ -49,9 +59,10 @@ describe('when transactions-svc is down', () => {
 describe('when transactions-svc is up', () => {
   let upstream: FakeTransactionsSvc;
   let ui: FastifyInstance;
+  const lines: Record<string, unknown>[] = [];
   beforeAll(async () => {
     upstream = await startFakeTransactionsSvc();
-    ui = await startUi(upstream.url, 300);
+    ui = await startUi(upstream.url, 300, lines);
   });
   afterAll(async () => {
     await ui?.close();
@@ -67,10 +78,13 @@ describe('when transactions-svc is up', () => {
     expect(metrics.body).toContain('# TYPE');
   });
 
-  it('answers 503 when transactions-svc replies with something that is not JSON', async () => {
-    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=not-json', headers });
+  it('answers 503 when transactions-svc replies with something that is not JSON, and logs what it answered', async () => {
+    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=not-json', headers: { ...headers, 'x-request-id': 'not-json-1' } });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect(unavailableLines(lines, 'not-json-1')).toEqual([
+      expect.objectContaining({ level: 40, error: { code: 'HTTP_200', message: 'transactions-svc answered 200: not a JSON object or a problem' } }),
+    ]);
   });
 
   it('answers 503 when the JSON of a 200 from transactions-svc ends short of its object', async () => {
@@ -79,9 +93,10 @@ describe('when transactions-svc is up', () => {
     expect(res.json()).toMatchObject({ code: 'service_unavailable' });
   });
 
-  it('answers 503 when transactions-svc does not reply within UPSTREAM_TIMEOUT_MS', async () => {
-    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=slow', headers });
+  it('answers 503 when transactions-svc does not reply within UPSTREAM_TIMEOUT_MS, and logs the timeout', async () => {
+    const res = await ui.inject({ method: 'GET', url: '/ui/viewTransaction?orderId=slow', headers: { ...headers, 'x-request-id': 'slow-1' } });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect(unavailableLines(lines, 'slow-1')).toEqual([expect.objectContaining({ level: 40, error: { code: 'DW_UPSTREAM_DEADLINE', message: 'no answer from the upstream within 300 ms (queue included)' } })]);
   });
 });

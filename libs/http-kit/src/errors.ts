@@ -48,8 +48,19 @@ export const rateLimited = (retryAfterSeconds: number, what = 'Too many requests
   new ApiError(429, 'rate_limited', `${what}; retry after ${retryAfterSeconds} s.`, undefined, {
     'retry-after': String(retryAfterSeconds),
   });
-export const serviceUnavailable = (detail = 'A service this request needs is unavailable; retry later.') =>
-  new ApiError(503, 'service_unavailable', detail);
+/**
+ * 503. `cause` (what failed: a connection refused, an upstream's unexpected answer) is not shown to
+ * the client; the problem handler logs it, one warn line without a stack ('upstream unavailable').
+ */
+export const serviceUnavailable = (detail = 'A service this request needs is unavailable; retry later.', cause?: unknown) => {
+  const error = new ApiError(503, 'service_unavailable', detail);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+};
+
+/** What an upstream answered when it was not what the caller can use, as a `cause` to log. */
+export const unexpectedAnswer = (upstream: string, statusCode: number, what = 'an answer it cannot use') =>
+  Object.assign(new Error(`${upstream} answered ${statusCode}: ${what}`), { code: `HTTP_${statusCode}` });
 
 /** For code that must throw a Fastify-style error (plugins); mapped like ApiError. */
 export const FST_DW_UPSTREAM_UNAVAILABLE = createError('FST_DW_UPSTREAM_UNAVAILABLE', 'Upstream unavailable', 503);

@@ -51,6 +51,11 @@ export function registerProblemHandling(
     if (mapped) request.log.warn({ err: raw, status: mapped.statusCode }, 'dependency error mapped to a problem');
     const error = raw instanceof ApiError ? raw : (mapped ?? raw);
     if (error instanceof ApiError) {
+      if (error.statusCode >= 500 && error.cause !== undefined) {
+        // The same line the gateway writes for a forward that failed: what failed, no stack.
+        const cause = error.cause as { code?: unknown; message?: unknown } | null;
+        request.log.warn({ error: { code: cause?.code, message: cause?.message ?? String(cause) } }, 'upstream unavailable');
+      }
       if (error.headers) reply.headers(error.headers);
       return sendProblem(request, reply, error.statusCode, error.code, error.message, error.errors);
     }

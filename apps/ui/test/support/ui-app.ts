@@ -31,10 +31,12 @@ function playGateway(app: FastifyInstance): FastifyInstance & { unsignedInject: 
   return Object.assign(app, { inject: signed, unsignedInject: unsigned }) as never;
 }
 
-/** The ui service as main.ts builds it, pointed at `transactionsUrl`. */
-export async function startUi(transactionsUrl: string, upstreamTimeoutMs = 2000) {
+/** The ui service as main.ts builds it, pointed at `transactionsUrl`; `logLines` gets its log, a parsed line each. */
+export async function startUi(transactionsUrl: string, upstreamTimeoutMs = 2000, logLines?: Record<string, unknown>[]) {
   const app = buildApp({
-    logger: createLogger('ui-test', 'silent'),
+    logger: logLines
+      ? createLogger('ui-test', 'info', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) })
+      : createLogger('ui-test', 'silent'),
     transactions: transactionsClient(transactionsUrl, upstreamTimeoutMs, internalAuth),
     internalAuth,
   });
