@@ -19,8 +19,9 @@ interface Raw {
   closed: Promise<number>;
 }
 
-async function connect(port: number): Promise<Raw> {
-  const socket = net.connect(port, '127.0.0.1');
+/** A connection from `from` (any 127.0.0.0/8 address: each is a client address of its own). */
+async function connect(port: number, from = '127.0.0.1'): Promise<Raw> {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
   let data = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (data += chunk));
@@ -59,8 +60,8 @@ describe('connections a client may hold open', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   }
-  const open = async () => {
-    const raw = await connect(port);
+  const open = async (from?: string) => {
+    const raw = await connect(port, from);
     raws.push(raw);
     return raw;
   };
@@ -185,5 +186,62 @@ describe('connections a client may hold open', () => {
     } finally {
       clearInterval(trickle);
     }
+  });
+
+  it('admits, when full, a client with fewer connections in place of an idle one of the address holding the most; that address reconnecting is refused', async () => {
+    await start({ connections: { perAddress: 100, max: 4 } });
+    const flood = [await open('127.0.0.2'), await open('127.0.0.2'), await open('127.0.0.2')];
+    const other = await open('127.0.0.3');
+    expect(status(await ask(other))).toBe(200); // kept alive, idle now
+
+    // Full. A new client gets in at once, however recently the flood's connections opened.
+    const newcomer = await open('127.0.0.4');
+    expect(status(await ask(newcomer))).toBe(200);
+    // The place was the flood's oldest idle connection, not the other client's.
+    expect(await flood[0]!.closed).toBeLessThan(5_000);
+    expect([flood[1]!.socket.destroyed, flood[2]!.socket.destroyed, other.socket.destroyed]).toEqual([false, false, false]);
+
+    // The flood (2 now) reconnecting finds no address holding more than it would: refused at once.
+    const again = await open('127.0.0.2');
+    expect(await again.closed).toBeLessThan(1_000);
+    expect(again.received()).toBe('');
+    expect(status(await ask(other))).toBe(200);
+    expect(status(await ask(newcomer))).toBe(200);
+  });
+
+  it('never takes the place of a connection with a request in progress', async () => {
+    const slow = http.createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"depositCallbackUrl":null,"withdrawCallbackUrl":null}'), 800);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      await start({
+        connections: { perAddress: 100, max: 2 },
+        resolver: new TokenResolver(async () => '0b9c6a52-3f5e-4c2a-9d55-0f4f3c1c9e01', 30_000),
+        transactions: upstream(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`, 5_000),
+      });
+      const busy = [await open('127.0.0.2'), await open('127.0.0.2')];
+      for (const raw of busy) raw.socket.write(`GET /api/getCallbackUrls HTTP/1.1\r\nHost: gateway\r\nserviceApiToken: ${TOKEN}\r\n\r\n`);
+      await new Promise((r) => setTimeout(r, 100)); // both heads have come: in progress
+      const newcomer = await open('127.0.0.3');
+      expect(await newcomer.closed).toBeLessThan(1_000);
+      for (const raw of busy) {
+        for (let i = 0; i < 200 && !/\r\n\r\n/.test(raw.received()); i++) await new Promise((r) => setTimeout(r, 10));
+        expect(status(raw.received())).toBe(200);
+      }
+    } finally {
+      slow.close();
+    }
+  });
+
+  it('refuses, when full of addresses holding as few as it would, the newcomer, and sweeps their idle connections so the next is served', async () => {
+    await start({ connections: { perAddress: 100, max: 2 } });
+    const [a, b] = [await open('127.0.0.2'), await open('127.0.0.3')];
+    await new Promise((r) => setTimeout(r, OVER_LIMIT_IDLE_MS + 100));
+    const refused = await open('127.0.0.4');
+    expect(await refused.closed).toBeLessThan(1_000);
+    expect(await a.closed).toBeLessThan(5_000);
+    expect(await b.closed).toBeLessThan(5_000);
+    expect(status(await ask(await open('127.0.0.4')))).toBe(200);
   });
 });
