@@ -187,6 +187,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     await forwardTo(pages, deps.ui, toUi);
     const hide = { schema: { hide: true } };
     pages.get('/ui', hide, forward);
+    // The address with a slash, as people type it and some links end: the page itself (the query kept).
+    pages.get('/ui/', hide, (request, reply) => {
+      const query = request.url.indexOf('?');
+      return reply.redirect(query < 0 ? '/ui' : `/ui${request.url.slice(query)}`, 301);
+    });
     pages.get('/ui/assets/*', hide, forward);
   });
 

@@ -40,8 +40,18 @@ it('keeps each address its own bucket, and never limits the probes or the mercha
 });
 
 it('names the token-less pages by their routes', () => {
-  expect(['/openapi.json', '/docs', '/docs/static/*', '/ui', '/ui/assets/*'].map(isPublicPage)).toEqual([true, true, true, true, true]);
+  expect(['/openapi.json', '/docs', '/docs/static/*', '/ui', '/ui/', '/ui/assets/*'].map(isPublicPage)).toEqual([true, true, true, true, true, true]);
   expect(['/healthz', '/readyz', '/metrics', '/ui/viewTransaction', '/api/createDeposit', '/docsx', undefined].map(isPublicPage)).toEqual([false, false, false, false, false, false, false]);
+});
+
+it('sends /ui/ (with its query) to the page at /ui, a token-less page like it', async () => {
+  const bare = await get('/ui/', '10.0.0.4');
+  expect([bare.statusCode, bare.headers.location]).toEqual([301, '/ui']);
+  const withQuery = await get('/ui/?lang=en', '10.0.0.4');
+  expect([withQuery.statusCode, withQuery.headers.location]).toEqual([301, '/ui?lang=en']);
+  // Never elsewhere: the target is this gateway's /ui, whatever the path or query says.
+  const sneaky = await get('/ui/?//evil.example', '10.0.0.4');
+  expect(sneaky.headers.location).toBe('/ui?//evil.example');
 });
 
 describe('token-less pages in progress at once (PUBLIC_IN_PROGRESS)', () => {

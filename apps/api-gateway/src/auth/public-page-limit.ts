@@ -13,7 +13,7 @@ import type { TokenBuckets } from './token-bucket';
 
 /** The token-less pages, by their route patterns. */
 export function isPublicPage(route: string | undefined): boolean {
-  return route === '/openapi.json' || route === '/ui' || route === '/ui/assets/*' || route === '/docs' || !!route?.startsWith('/docs/');
+  return route === '/openapi.json' || route === '/ui' || route === '/ui/' || route === '/ui/assets/*' || route === '/docs' || !!route?.startsWith('/docs/');
 }
 
 /**
