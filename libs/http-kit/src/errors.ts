@@ -12,6 +12,13 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * Field errors a problem lists at most (its detail gives the count when there are more): a request
+ * of at most 64 KiB can break a rule thousands of times, and listing each by its path made answers
+ * hundreds of times the request's size.
+ */
+export const MAX_LISTED_ERRORS = 20;
+
 /** The path of an error about the body as a whole (not valid JSON, not an object): RFC 6901's pointer to the whole document. */
 export const BODY = '';
 

@@ -1,6 +1,6 @@
 import { PROBLEM_CONTENT_TYPE, type Problem, type ProblemCode } from '@dw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_TITLES, type FieldError } from './errors';
+import { MAX_LISTED_ERRORS, PROBLEM_TITLES, type FieldError } from './errors';
 
 // A URN, not a URL: it names the problem type stably without pointing clients at a host we don't
 // control. The codes are documented in docs/api.md.
@@ -20,7 +20,7 @@ export function problemBody(
     detail,
     code,
     requestId,
-    ...(errors ? { errors } : {}),
+    ...(errors ? { errors: errors.length > MAX_LISTED_ERRORS ? errors.slice(0, MAX_LISTED_ERRORS) : errors } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
  * of every service validates through this one place (validatorCompiler, problem-handler).
  */
 import type { ErrorObject } from 'ajv';
-import { pointerKeys, pointerToken, type FieldError } from './errors';
+import { MAX_LISTED_ERRORS, pointerKeys, pointerToken, type FieldError } from './errors';
 
 interface Schema {
   type?: unknown;
@@ -146,7 +146,9 @@ export function fieldErrors(errors: ErrorObject[], where = 'body'): FieldError[]
     // These only repeat the errors found inside them, which name the field and the rule.
     if (err.keyword === 'anyOf' || err.keyword === 'oneOf' || err.keyword === 'if' || err.keyword === 'propertyNames') continue;
     const path = pathOf(err);
-    byPath.set(path, [...(byPath.get(path) ?? []), err]);
+    const here = byPath.get(path);
+    if (here) here.push(err);
+    else byPath.set(path, [err]);
   }
   const noun = NOUNS[where] ?? 'field';
   return [...byPath].map(([path, errs]) => ({
@@ -189,6 +191,7 @@ export function validationDetail(errors: FieldError[]): string {
   }
   const where = items.every((i) => i.where === items[0]!.where) ? part(items[0]!.where)[1] : 'fields';
   const spelt = items.slice(0, 3).map((i) => `${i.name || part(i.where)[2]}: ${i.message}`);
-  const more = items.length > 3 ? `; and ${items.length - 3} more (see errors)` : '';
+  const listed = items.length > MAX_LISTED_ERRORS ? `errors lists the first ${MAX_LISTED_ERRORS}` : 'see errors';
+  const more = items.length > 3 ? `; and ${items.length - 3} more (${listed})` : '';
   return `Fix ${items.length} ${where}. ${spelt.join('; ')}${more}.`;
 }

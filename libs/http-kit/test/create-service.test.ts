@@ -4,7 +4,8 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Type } from '@sinclair/typebox';
 import { createService, conflict } from '../src';
-import { duplicateKeyPaths } from '../src/json-body';
+import { MAX_LISTED_ERRORS } from '../src/errors';
+import { DUPLICATE_KEY_MESSAGE, duplicateKeyPaths, MAX_BODY_DEPTH, MAX_BODY_MEMBERS, scanBody } from '../src/json-body';
 
 function app(ready = async () => undefined) {
   const a = createService({ logger: pino({ level: 'silent' }), readiness: { dep: ready } });
@@ -112,6 +113,59 @@ describe('the shared service shell', () => {
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(res.json()).toMatchObject({ code: 'validation_failed', requestId: 'dup-1', detail: expect.stringContaining('a key twice') });
       expect(res.json().errors).toEqual(paths.map((path) => ({ path, message: 'is a duplicate key: each key may appear once in an object' })));
+    });
+
+    it('names at most MAX_LISTED_ERRORS repeats, and says how many there are', async () => {
+      const payload = `{${Array.from({ length: 200 }, () => '"a":0').join(',')}}`;
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toEqual(Array.from({ length: MAX_LISTED_ERRORS }, () => ({ path: '/a', message: DUPLICATE_KEY_MESSAGE })));
+      expect(res.json().detail).toContain(`errors lists the first ${MAX_LISTED_ERRORS} of 199`);
+    });
+
+    it('lists at most MAX_LISTED_ERRORS of any rule broken many times (30 unknown fields), the detail counting them all', async () => {
+      const payload = JSON.stringify(Object.fromEntries([['n', 'x'], ...Array.from({ length: 30 }, (_, i) => [`extra${i}`, i])]));
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toHaveLength(MAX_LISTED_ERRORS);
+      expect(res.json().detail).toMatch(/^Fix 30 body fields\. .*; and 27 more \(errors lists the first 20\)\.$/);
+    });
+
+    it('refuses a body nested deeper than MAX_BODY_DEPTH before parsing it: 65 KB nested 5,400 deep with 5,400 repeats answers one error', async () => {
+      const depth = 5_400;
+      const payload = `${'{"a":'.repeat(depth)}{${Array.from({ length: depth }, () => '"b":0').join(',')}}${'}'.repeat(depth)}`;
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'validation_failed',
+        detail: expect.stringMatching(/^The body nests objects and arrays deeper than 32 levels; /),
+        errors: [{ path: '', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels` }],
+      });
+      expect(res.body.length).toBeLessThan(1_024);
+      // The bound itself: MAX_BODY_DEPTH levels pass (the schema then judges them), one more does not.
+      const nested = (levels: number) => `{"n":"x","m":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+      expect(scanBody(nested(MAX_BODY_DEPTH)).beyond).toBeUndefined();
+      expect(scanBody(nested(MAX_BODY_DEPTH + 1)).beyond).toEqual({ bound: 'depth', path: '' });
+    });
+
+    it.each([
+      ['21,000 empty objects', `[${Array.from({ length: 21_000 }, () => '{}').join(',')}]`, ''],
+      ['6,000 keys in metadata', `{"n":"x","m":{${Array.from({ length: 6_000 }, (_, i) => `"k${i}":""`).join(',')}}}`, '/m'],
+      ['10,700 repeats of one key', `{${Array.from({ length: 10_700 }, () => '"a":0').join(',')}}`, ''],
+      ['31,000 numbers in an array inside an array', `{"n":"x","l":[1,[${Array.from({ length: 31_000 }, () => '0').join(',')}]]}`, '/l/1'],
+    ])('refuses an object or array of more than MAX_BODY_MEMBERS keys or items before parsing it, naming it: %s', async (_name, payload, path) => {
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path, message: `holds more than ${MAX_BODY_MEMBERS} keys or items` }] });
+    });
+
+    it('takes MAX_BODY_MEMBERS keys or items in one object or array, and a string holding brackets, commas and quotes as text', () => {
+      const keys = `{${Array.from({ length: MAX_BODY_MEMBERS }, (_, i) => `"k${i}":0`).join(',')}}`;
+      const items = `[${Array.from({ length: MAX_BODY_MEMBERS }, () => '{}').join(',')}]`;
+      const text = `{"s":"${'[{,\\\"'.repeat(1_000)}"}`;
+      expect([scanBody(keys).beyond, scanBody(items).beyond, scanBody(text).beyond]).toEqual([undefined, undefined, undefined]);
+      expect(JSON.parse(text)).toHaveProperty('s');
+      expect(scanBody(`{${Array.from({ length: MAX_BODY_MEMBERS + 1 }, (_, i) => `"k${i}":0`).join(',')}}`).beyond).toEqual({ bound: 'members', path: '' });
     });
 
     it('takes the same key in different objects, and key-like strings among values, as they are', async () => {
