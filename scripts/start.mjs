@@ -138,14 +138,15 @@ async function checkDependencies() {
 async function demoMerchant() {
   const client = new pg.Client({ connectionString: env.DATABASE_URL });
   await client.connect();
-  const { rows } = await client.query(`SELECT id FROM merchants WHERE name = 'Demo merchant' ORDER BY created_at LIMIT 1`);
+  const { rows } = await client.query(`SELECT id, callback_signing_secret FROM merchants WHERE name = 'Demo merchant' ORDER BY created_at LIMIT 1`);
   await client.end();
   const cli = ['apps/transactions-svc/dist/cli/merchant.js'];
+  if (!rows[0]) return JSON.parse(run('node', [...cli, 'create', '--name', 'Demo merchant'], { capture: true }).trim());
   // Only a hash of a token is stored, so an existing demo merchant gets a fresh token each start.
-  const out = rows[0]
-    ? run('node', [...cli, 'rotate-token', '--merchant', rows[0].id], { capture: true })
-    : run('node', [...cli, 'create', '--name', 'Demo merchant'], { capture: true });
-  return JSON.parse(out.trim());
+  // rotate-token shows no secret (a secret is shown once, when issued); for the demo, which prints
+  // its credentials at every start, the one in force is read back.
+  const rotated = JSON.parse(run('node', [...cli, 'rotate-token', '--merchant', rows[0].id], { capture: true }).trim());
+  return { ...rotated, callbackSigningSecret: rows[0].callback_signing_secret };
 }
 
 /**

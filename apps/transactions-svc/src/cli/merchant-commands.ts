@@ -23,8 +23,8 @@ create, rotate-token and rotate-secret print one line of JSON on stdout:
 create        a new merchant with a new API token and callback signing secret; --credit-limit
               (default 0) is how far below zero available may go in every currency that has no
               limit of its own.
-rotate-token  a new API token (the old one stops working); callbackSigningSecret is the
-              unchanged current secret.
+rotate-token  a new API token (the old one stops working). callbackSigningSecret is null:
+              secrets are shown once, when issued (the one in force keeps signing).
 rotate-secret a new callback signing secret. apiToken is null: only the token's hash is
               stored, so the token in force cannot be shown again (it keeps working).
               --overlap: how long the old secret keeps signing beside the new one (callbacks

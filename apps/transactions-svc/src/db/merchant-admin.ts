@@ -7,11 +7,13 @@ import { apiTokenHash, SECRET_OVERLAP_DEFAULT_SECONDS } from '@dw/contracts';
 import { newApiToken, newSigningSecret } from './merchant-credentials';
 import { query, sql } from '@dw/db';
 
+/** What an operation shows, once: each credential only when it is new (null: unchanged, and not shown again). */
 export type IssuedCredentials = {
   merchantId: string;
   /** null after rotate-secret: the token in force is known only by its hash (and keeps working). */
   apiToken: string | null;
-  callbackSigningSecret: string;
+  /** null after rotate-token: the secret in force was shown when it was issued, and keeps signing. */
+  callbackSigningSecret: string | null;
 };
 
 export async function createMerchant(db: pg.Pool, name: string, creditLimit = '0'): Promise<IssuedCredentials> {
@@ -31,9 +33,9 @@ export async function rotateApiToken(db: pg.Pool, merchantId: string): Promise<I
   const update = sql`
     UPDATE merchants SET api_token_hash = ${apiTokenHash(apiToken)}, updated_at = now()
      WHERE id = ${merchantId}::uuid
-    RETURNING callback_signing_secret AS secret`;
-  const [updated] = await query<{ secret: string }>(db, update);
-  return updated ? { merchantId, apiToken, callbackSigningSecret: updated.secret } : null;
+    RETURNING id`;
+  const rows = await query<{ id: string }>(db, update);
+  return rows.length ? { merchantId, apiToken, callbackSigningSecret: null } : null;
 }
 
 /**

@@ -84,7 +84,7 @@ describe('merchant create', () => {
 });
 
 describe('merchant rotate-token', () => {
-  it('replaces the stored hash with the new token and prints it with the unchanged secret', async () => {
+  it('replaces the stored hash with the new token and prints it, and not the unchanged secret (shown once, when issued)', async () => {
     const issued = await createMerchant();
 
     const result = await merchant('rotate-token', '--merchant', issued.merchantId!);
@@ -95,7 +95,8 @@ describe('merchant rotate-token', () => {
     expect(rotated.merchantId).toBe(issued.merchantId);
     expect(rotated.apiToken).toMatch(TOKEN);
     expect(rotated.apiToken).not.toBe(issued.apiToken);
-    expect(rotated.callbackSigningSecret).toBe(issued.callbackSigningSecret);
+    expect(rotated.callbackSigningSecret).toBeNull();
+    expect(result.stdout).not.toContain(issued.callbackSigningSecret!);
     expect((await stored(issued.merchantId!)).api_token_hash).toBe(apiTokenHash(rotated.apiToken!));
   });
 
