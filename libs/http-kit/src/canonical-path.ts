@@ -5,8 +5,8 @@
  * `/ui/assets/x\..\..\..\metrics` matched the gateway's public `/ui/assets/*` and reached the ui's
  * `/metrics`. Every service refuses such a path before any handler runs, with the same rule, so no
  * hop can be made to serve a route the raw path did not name. Canonical means: an absolute path,
- * no `\`, no encoded `/` or `\` (`%2F`, `%5C`), no `.` or `..` segment however it is spelled
- * (`%2e%2e`, `.%2E`), valid percent-encoding and no fragment.
+ * no `\`, no encoded `/` or `\` (`%2F`, `%5C`), no `.` segment nor one starting with `..` however
+ * it is spelled (`%2e%2e`, `.%2E`, `..;`), valid percent-encoding and no fragment.
  */
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
 import { pointerToken, type FieldError } from './errors';
@@ -17,10 +17,15 @@ import { validationDetail } from './validation-messages';
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 const ENCODED_SEPARATOR = /%(2f|5c)/i;
 
+/**
+ * `.`, or any segment that starts with `..`: `..` itself, and `..;` (read as `..` by servers that
+ * drop a segment's parameters) or `....`, which the gateway's proxy library refuses as traversal with
+ * a message of its own (an outside audit met it on `/ui/assets/..;/metrics`).
+ */
 function isDotSegment(segment: string): boolean | undefined {
   try {
     const decoded = decodeURIComponent(segment);
-    return decoded === '.' || decoded === '..';
+    return decoded === '.' || decoded.startsWith('..');
   } catch {
     return undefined;
   }
@@ -38,7 +43,7 @@ export function nonCanonicalPath(url: string): string | undefined {
   for (const segment of path.split('/')) {
     const dot = isDotSegment(segment);
     if (dot === undefined) return 'must be valid percent-encoding';
-    if (dot) return 'must not contain a "." or ".." segment, in any spelling';
+    if (dot) return 'must not contain a "." segment or one starting with "..", in any spelling';
   }
   return undefined;
 }
