@@ -42,8 +42,15 @@ export class ApiError extends Error {
   }
 }
 
-export const unauthorized = () =>
-  new ApiError(401, 'unauthorized', 'Send a valid API token in the serviceApiToken header.');
+/**
+ * The challenge of a merchant's 401 (RFC 9110 §11.6.1: a 401 names how to authenticate): the token in
+ * the serviceApiToken header. A scheme of its own, so no browser offers a password dialog.
+ */
+export const MERCHANT_CHALLENGE = { 'www-authenticate': 'serviceApiToken realm="merchant API"' };
+
+/** 401; `headers` is the challenge where a merchant's token was what was missing (MERCHANT_CHALLENGE). */
+export const unauthorized = (headers?: Record<string, string>) =>
+  new ApiError(401, 'unauthorized', 'Send a valid API token in the serviceApiToken header.', undefined, headers);
 export const validationFailed = (errors: FieldError[], detail = validationDetail(errors)) =>
   new ApiError(400, 'validation_failed', detail, errors);
 export const notFound = (detail = 'No such resource.') => new ApiError(404, 'not_found', detail);

@@ -45,6 +45,8 @@ describe('authentication (serviceApiToken)', () => {
       const res = await api(stack, token)(method, url, body);
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      // RFC 9110 §15.5.2: a 401 names how to authenticate.
+      expect(res.headers.get('www-authenticate')).toBe('serviceApiToken realm="merchant API"');
       expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
       bodies.push({ ...res.json, requestId: undefined });
     }

@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_TOKEN_PATTERN, HEADER_API_TOKEN } from '@dw/contracts';
-import { rateLimited, unauthorized } from '@dw/http-kit';
+import { MERCHANT_CHALLENGE, rateLimited, unauthorized } from '@dw/http-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SLOW_LANE_WAIT_MS, type BadTokenLimit } from './bad-token-limit';
 import type { RateLimiter } from './rate-limiter';
@@ -61,7 +61,7 @@ export function authenticate(app: FastifyInstance, { resolver, limiter, badToken
     const blockedFor = badTokens.blocked(address);
     if (blockedFor > 0) return pastBadTokenLimit(blockedFor);
     badTokens.record(address);
-    return unauthorized();
+    return unauthorized(MERCHANT_CHALLENGE);
   };
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -73,7 +73,7 @@ export function authenticate(app: FastifyInstance, { resolver, limiter, badToken
       // yet), needs no lookup of its own; only a new lookup takes a place in the budget before it starts.
       const known = resolver.known(token);
       merchantId = known ? await known : await lookUp(request.ip, token);
-      if (!merchantId) throw known ? refuse(request.ip) : unauthorized();
+      if (!merchantId) throw known ? refuse(request.ip) : unauthorized(MERCHANT_CHALLENGE);
     }
     const wait = await limiter.take(merchantId);
     if (wait > 0) throw rateLimited(wait);
