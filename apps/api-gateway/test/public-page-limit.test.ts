@@ -26,8 +26,8 @@ it('lets an address make PUBLIC_LIMIT_PER_MINUTE requests to the token-less page
   expect(over.statusCode).toBe(429);
   expect(over.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(over.json()).toMatchObject({ status: 429, code: 'rate_limited' });
-  // 3 a minute: the next token comes in 20 s.
-  expect(over.headers['retry-after']).toBe('20');
+  // 3 a minute: the next token comes 20 s after the first was taken (19 once a second has passed since, on a loaded machine).
+  expect(['19', '20']).toContain(over.headers['retry-after']);
 });
 
 it('keeps each address its own bucket, and never limits the probes or the merchant API', async () => {
