@@ -162,10 +162,16 @@
     var stale = !token() || (d.target.id === 'detail-body' && new URLSearchParams(d.pathInfo.requestPath.split('?')[1]).get('id') !== detailId);
     if (stale || action || xhr.status >= 400) d.shouldSwap = false;
     if (stale) return;
-    if (xhr.status === 401) return signOut(BAD_TOKEN);
+    if (xhr.status === 401) {
+      // As Sign out does: nothing of this merchant stays, the address (#tx=…) included.
+      if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+      return signOut(BAD_TOKEN);
+    }
     if (action) return action(xhr, statusBox(d.elt), d);
-    // A refused filter or page: the rows of the one before would read as its answer, so they go.
+    // A refused filter or page: the rows of the one before would read as its answer, so they go
+    // (and with them what was announced of them).
     if (xhr.status === 400 && (d.target.id === 'list-table' || d.target.id === 'statement-table')) d.target.replaceChildren();
+    if (xhr.status >= 400 && d.target.id === 'list-table') $('list-announce').textContent = '';
     if (xhr.status >= 400) return setStatus(statusBox(d.elt), 'error', failure(xhr), xhr.status === 400 || xhr.status === 404 ? null : again(d));
     setStatus(statusBox(d.elt));
     if (d.target.id !== 'detail-body') return;
@@ -183,11 +189,21 @@
   // the pager's button, which may now be disabled):
   document.addEventListener('htmx:afterSettle', function (event) {
     var target = event.detail.target;
+    titleTab();
     if (target.id !== 'list-table' && target.id !== 'statement-table') return;
     // A page or a filter applied is said to a screen reader (the status box says only problems)...
-    if (target.id === 'list-table') {
-      var shown = target.querySelectorAll('tbody tr').length;
-      $('list-announce').textContent = shown === 0 ? 'No transactions match.' : shown + (shown === 1 ? ' transaction' : ' transactions') + ' shown.';
+    var shown = target.querySelectorAll('tbody tr').length;
+    $(target.id === 'list-table' ? 'list-announce' : 'statement-announce').textContent = target.id === 'list-table'
+      ? (shown === 0 ? 'No transactions match.' : shown + (shown === 1 ? ' transaction' : ' transactions') + ' shown.')
+      : (shown === 0 ? 'No entries match.' : shown + (shown === 1 ? ' entry' : ' entries') + ' shown.');
+    // ...the statement's address names the currency shown (a link copied from it shows the same)...
+    if (target.id === 'statement-table' && !$('statement-view').hidden) {
+      var currency = $('s-currency').value;
+      var hash = 'statement' + (currency ? '=' + encodeURIComponent(currency) : '');
+      if (location.hash !== '#' + hash) history.replaceState(null, '', '#' + hash);
+      // ...and its heading (and the tab) the currency.
+      $('statement-title').textContent = currency ? 'Statement · ' + currency : 'Statement';
+      titleTab();
     }
     // ...and a page turned leaves the focus on the new page, not on the body (the pager it was on is gone).
     var source = event.detail.requestConfig && event.detail.requestConfig.elt;
@@ -204,10 +220,18 @@
   var ACTIONS = {
     // A new series of attempts for one event: the refreshed detail follows it until it settles.
     // 409: a series started meanwhile (another tab, a recovery): the refresh shows it as it is now.
-    redeliver: function (xhr, box) {
-      if (xhr.status === 202) setStatus(box, '', 'Redelivery started.');
-      else setStatus(box, 'error', failure(xhr));
-      if ((xhr.status === 202 || xhr.status === 409) && detailId) loadDetail(detailId, true);
+    // The button goes with the reload (a series in progress offers none): the focus moves to its
+    // event, and what happened is said in the transaction's status box, which the reload keeps.
+    redeliver: function (xhr, box, d) {
+      var said = xhr.status === 202 ? 'Redelivery started.' : failure(xhr);
+      var kind = xhr.status === 202 ? '' : 'error';
+      if (!((xhr.status === 202 || xhr.status === 409) && detailId)) return setStatus(box, kind, said);
+      var eventId = d.elt.closest('li.event').getAttribute('data-event');
+      loadDetail(detailId, true, function () {
+        var item = document.querySelector('#detail-body li.event[data-event="' + eventId + '"]');
+        if (item) item.focus();
+        setStatus($('detail-status'), kind, said);
+      });
     },
     // Every failed or skipped callback since the chosen time: the views reload, and the message goes
     // into the refreshed health view's panel.
@@ -221,6 +245,9 @@
         if (event.detail.target.id !== 'health-body') return;
         document.removeEventListener('htmx:afterSwap', said);
         setStatus(document.querySelector('#health-body [data-recover] .action-status'), '', done);
+        // The button it was pressed on is gone with the reload: the focus goes to the new one.
+        var again = document.querySelector('#health-body [data-action="recover"]');
+        if (again) again.focus();
       });
       htmx.trigger(document.body, 'dw:moved');
     },
@@ -246,6 +273,16 @@
   function show(section) {
     document.querySelectorAll('#main > section').forEach(function (el) { el.hidden = el.id !== section; });
     $('sign-out').hidden = section === 'signin';
+    titleTab();
+  }
+
+  /** The tab's title names what the page shows: the view's heading (a transaction's order ID, say), then the site. */
+  var SITE_TITLE = document.title;
+  function titleTab() {
+    var view = document.querySelector('#main > section:not([hidden])');
+    var heading = view && view.id !== 'list-view' && view.id !== 'signin' && view.querySelector('h1');
+    var name = heading ? heading.textContent.replace(/[\u2066-\u2069]/g, '').trim() : '';
+    document.title = name ? name + ' · ' + SITE_TITLE.replace(/^[^·]*· /, '') : SITE_TITLE;
   }
 
   function signOut(message) {
@@ -262,6 +299,9 @@
       else field.value = field.defaultValue;
     });
     $('detail-title').textContent = 'Transaction';
+    $('statement-title').textContent = 'Statement';
+    $('list-announce').textContent = '';
+    $('statement-announce').textContent = '';
     $('filter-count').textContent = '';
     $('token').value = '';
     show('signin');
@@ -270,11 +310,15 @@
     $('token').focus();
   }
 
-  /** Loads one transaction; `quiet` (Refresh, after a redelivery) keeps the focus where it is. */
-  function loadDetail(id, quiet) {
+  /** Loads one transaction; `quiet` (Refresh, after a redelivery) keeps the focus where it is; `after` runs once it is shown. */
+  function loadDetail(id, quiet, after) {
     detailId = id;
     htmx.ajax('GET', '/ui/viewTransaction?id=' + encodeURIComponent(id), { source: '#detail-body', target: '#detail-body' })
-      .then(function () { if (!quiet && detailId === id) $('detail-title').focus(); }, function () {});
+      .then(function () {
+        if (detailId !== id) return;
+        if (!quiet) $('detail-title').focus();
+        if (after) after();
+      }, function () {});
   }
 
   /** The text after #tx= or #statement=; null when its escapes are broken (decodeURIComponent throws). */
@@ -299,7 +343,9 @@
       return id !== null && TRANSACTION_ID.test(id) ? loadDetail(id) : setStatus($('detail-status'), 'error', INVALID_LINK);
     }
     if (statement) {
-      var currency = decoded(statement[1] || '') || '';
+      // As the field reads what is typed: no spaces around it, in capitals (#statement=usd is USD).
+      var currency = (decoded(statement[1] || '') || '').trim().toUpperCase();
+      $('statement-title').focus();
       if (currency === $('s-currency').value && $('statement-table').hasChildNodes()) return;
       $('s-currency').value = currency;
       return htmx.trigger(document.body, 'dw:statement');

@@ -781,6 +781,28 @@ describe('GET /ui: balances, ledger entries and the statement', () => {
     await context.close();
   });
 
+  it('keeps the statement\'s address, heading and tab title on the currency shown: #statement=usd opens USD, a filter applied moves the address', async () => {
+    const { context, page } = await listFor(m3.apiToken);
+    await page.evaluate(() => (location.hash = '#statement=usd'));
+    await ledgerSettled(page, 'statement-table');
+    expect(await page.getByLabel('Currency').inputValue()).toBe('USD');
+    await page.waitForFunction(() => location.hash === '#statement=USD');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('statement-title');
+    expect([await page.locator('#statement-title').innerText(), await page.title()]).toEqual(['Statement · USD', 'Statement · USD · Deposit & Withdraw']);
+    expect(await page.locator('#statement-announce').innerText()).toMatch(/^\d+ (entry|entries) shown\.$/);
+
+    await page.getByLabel('Currency').fill('btc');
+    await page.getByRole('button', { name: 'Show entries' }).click();
+    await page.waitForFunction(() => location.hash === '#statement=BTC');
+    await ledgerSettled(page, 'statement-table');
+    expect((await ledgerRows(page, '#statement-table table.ledger')).map((r) => r.kind)).toEqual(['deposit.pending']);
+    // A reload shows what the address names.
+    await page.reload();
+    await ledgerSettled(page, 'statement-table');
+    expect(await page.getByLabel('Currency').inputValue()).toBe('BTC');
+    await context.close();
+  });
+
   it('opens the statement of a currency from its balance, pages it, and downloads it as the API exports it', async () => {
     const { context, page } = await newPage({ acceptDownloads: true });
     await signIn(page, m3.apiToken);

@@ -126,7 +126,7 @@ ${csvButton('download-csv', '/ui/viewTransaction', 'filters', 'transactions.csv'
 
 <section id="statement-view" aria-labelledby="statement-title" hidden>
 <p><a href="#list">← Back to the transactions</a></p>
-<h1 id="statement-title">Statement</h1>
+<h1 id="statement-title" tabindex="-1">Statement</h1>
 <p class="muted">Every ledger entry of your balances, newest first, with the balance after each.</p>
 <form id="statement-filters" class="filters" data-status-box="statement-status" data-loading="Loading the statement…" hx-get="/ui/statement" hx-target="#statement-table" hx-trigger="submit, reset delay:10ms, dw:statement from:body" hx-sync="#statement-table:replace">
 <div class="field"><label for="s-currency">Currency</label>
@@ -140,6 +140,7 @@ ${csvButton('statement-csv', '/api/getBalanceHistory', 'statement-filters', 'sta
 </div>
 </form>
 <div id="statement-status" class="status" role="status" aria-live="polite"></div>
+<div id="statement-announce" class="visually-hidden" role="status" aria-live="polite"></div>
 <div id="statement-table" tabindex="-1" data-status-box="statement-status" hx-sync="this:replace"></div>
 </section>
 

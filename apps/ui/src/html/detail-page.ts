@@ -98,7 +98,7 @@ ${attemptsTable(all.slice(-LATEST_ATTEMPTS), now)}`;
 
 function event(e: EventView, now: number): SafeHtml {
   const attempts = attemptsOf(e, now);
-  return html`<li class="event">
+  return html`<li class="event" data-event="${e.id}" tabindex="-1">
 <h3>${e.type}</h3>
 <p>${timeCell(e.createdAt, now)}</p>
 <p>Callback ${badge(e.delivery.status)}</p>
