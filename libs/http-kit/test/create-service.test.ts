@@ -5,7 +5,7 @@ import pino from 'pino';
 import { Type } from '@sinclair/typebox';
 import { createService, conflict } from '../src';
 import { MAX_LISTED_ERRORS } from '../src/errors';
-import { DUPLICATE_KEY_MESSAGE, duplicateKeyPaths, MAX_BODY_DEPTH, MAX_BODY_MEMBERS, scanBody } from '../src/json-body';
+import { DUPLICATE_KEY_MESSAGE, duplicateKeyPaths, MAX_BODY_CONTAINERS, MAX_BODY_DEPTH, MAX_BODY_MEMBERS, scanBody } from '../src/json-body';
 
 function app(ready = async () => undefined) {
   const a = createService({ logger: pino({ level: 'silent' }), readiness: { dep: ready } });
@@ -148,8 +148,20 @@ describe('the shared service shell', () => {
       expect(scanBody(nested(MAX_BODY_DEPTH + 1)).beyond).toEqual({ bound: 'depth', path: '' });
     });
 
+    it('refuses more than MAX_BODY_CONTAINERS objects and arrays in all, however shallow and narrow each is', async () => {
+      // 256 arrays of 28 nested ones, each 4 wide: within depth and width, about 30,000 containers (an outside audit's body).
+      const column = `${'['.repeat(28)}${']'.repeat(28)}`;
+      const payload = `{"n":"x","m":{"d":[${Array.from({ length: 256 }, () => `[${[column, column, column, column].join(',')}]`).join(',')}]}}`;
+      expect(payload.length).toBeLessThan(65_536);
+      const res = await app().inject({ method: 'POST', url: '/things', payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '', message: `holds more than ${MAX_BODY_CONTAINERS} objects and arrays in all` }] });
+      const within = `[${Array.from({ length: MAX_BODY_CONTAINERS - 1 }, () => '{}').join(',')}]`;
+      expect([scanBody(within).beyond, scanBody(`[{},${within}]`).beyond]).toEqual([undefined, { bound: 'containers', path: '' }]);
+    });
+
     it.each([
-      ['21,000 empty objects', `[${Array.from({ length: 21_000 }, () => '{}').join(',')}]`, ''],
+      ['21,000 empty strings', `[${Array.from({ length: 21_000 }, () => '""').join(',')}]`, ''],
       ['6,000 keys in metadata', `{"n":"x","m":{${Array.from({ length: 6_000 }, (_, i) => `"k${i}":""`).join(',')}}}`, '/m'],
       ['10,700 repeats of one key', `{${Array.from({ length: 10_700 }, () => '"a":0').join(',')}}`, ''],
       ['31,000 numbers in an array inside an array', `{"n":"x","l":[1,[${Array.from({ length: 31_000 }, () => '0').join(',')}]]}`, '/l/1'],
@@ -161,7 +173,7 @@ describe('the shared service shell', () => {
 
     it('takes MAX_BODY_MEMBERS keys or items in one object or array, and a string holding brackets, commas and quotes as text', () => {
       const keys = `{${Array.from({ length: MAX_BODY_MEMBERS }, (_, i) => `"k${i}":0`).join(',')}}`;
-      const items = `[${Array.from({ length: MAX_BODY_MEMBERS }, () => '{}').join(',')}]`;
+      const items = `[${Array.from({ length: MAX_BODY_MEMBERS }, () => '0').join(',')}]`;
       const text = `{"s":"${'[{,\\\"'.repeat(1_000)}"}`;
       expect([scanBody(keys).beyond, scanBody(items).beyond, scanBody(text).beyond]).toEqual([undefined, undefined, undefined]);
       expect(JSON.parse(text)).toHaveProperty('s');
