@@ -70,8 +70,10 @@ function decoded(component: string): string | undefined {
 export function queryParameterFault(url: string): FieldError | undefined {
   const q = url.indexOf('?');
   if (q === -1) return undefined;
+  const pairs = url.slice(q + 1).split('&');
+  if (pairs.length > MAX_QUERY_PARAMETERS) return { path: 'querystring', message: `must hold at most ${MAX_QUERY_PARAMETERS} parameters` };
   const names = new Set<string>();
-  for (const pair of url.slice(q + 1).split('&')) {
+  for (const pair of pairs) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
@@ -86,6 +88,13 @@ export function queryParameterFault(url: string): FieldError | undefined {
 }
 
 const MALFORMED = 'must be valid percent-encoding of UTF-8 (write a literal "%" as %25)';
+
+/**
+ * Parameters a query string may hold (the API's endpoints take at most eight). About 1,400 unknown
+ * ones in 13 KB, each judged and named, cost the gateway 10–28 ms a request, and one merchant asking
+ * 50 a second slowed another's requests p50 11 -> 380 ms (an outside audit); refused at once, 0.5 ms.
+ */
+export const MAX_QUERY_PARAMETERS = 64;
 
 /** Refuses a non-canonical path with 400 before any route's hooks or handler run. */
 export function refuseNonCanonicalPaths(app: FastifyInstance): void {

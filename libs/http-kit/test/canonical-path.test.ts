@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { getRawPath } from '@dw/testing';
-import { createService, nonCanonicalPath, queryParameterFault } from '../src';
+import { createService, MAX_QUERY_PARAMETERS, nonCanonicalPath, queryParameterFault } from '../src';
 
 /**
  * Each spelling that names another path once a URL parser has read it. The requests go over a real
@@ -81,6 +81,12 @@ describe('canonical request paths', () => {
     for (const url of ['/a?orderId=50%25off', '/a?q=a+b&r=%F0%9F%98%80', '/a?', '/a?flag', '/a?x=&&y', '/a']) {
       expect(queryParameterFault(url)).toBeUndefined();
     }
+  });
+
+  it('refuses a query string of more than MAX_QUERY_PARAMETERS parameters as a whole, before judging each', () => {
+    const query = (n: number) => `/a?${Array.from({ length: n }, (_, i) => `p${i}=${i}`).join('&')}`;
+    expect(queryParameterFault(query(MAX_QUERY_PARAMETERS))).toBeUndefined();
+    expect(queryParameterFault(query(MAX_QUERY_PARAMETERS + 1))).toEqual({ path: 'querystring', message: `must hold at most ${MAX_QUERY_PARAMETERS} parameters` });
   });
 
   it('names a parameter given twice, however it is spelt', () => {
