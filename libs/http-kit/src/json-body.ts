@@ -97,6 +97,11 @@ interface Open {
   index: number;
 }
 
+/** The JSON Pointer of the container open at depth `upTo` (built only for what is reported). */
+function pointerAt(levels: Open[], upTo: number): string {
+  return upTo <= 1 ? '' : `/${levels.slice(1, upTo).map((level) => level.token).join('/')}`;
+}
+
 export interface BodyShape {
   /** Beyond a bound, the first found: which, and the JSON Pointer of the container ('' for depth; the scan stops there). */
   beyond?: { bound: 'depth' | 'members' | 'containers'; path: string };
@@ -124,18 +129,16 @@ export function scanBody(text: string, listed = MAX_LISTED_ERRORS): BodyShape {
   const shape: BodyShape = { duplicates: [], duplicateCount: 0, reserved: [] };
   const levels: Open[] = [];
   let depth = 0;
-  const pointer = (upTo: number) => levels.slice(1, upTo).map((level) => level.token).join('/');
-  const at = (upTo: number) => (upTo <= 1 ? '' : `/${pointer(upTo)}`);
+  let containers = 0;
+  const at = (upTo: number) => pointerAt(levels, upTo);
   const beyond = (bound: 'depth' | 'members' | 'containers') => {
     shape.beyond = { bound, path: bound === 'members' ? at(depth) : '' };
     return shape;
   };
-  let containers = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    const top = depth > 0 ? levels[depth - 1]! : undefined;
     if (c === 0x22 /* " */) {
+      const top = depth > 0 ? levels[depth - 1]! : undefined;
       let end = i + 1;
       let escaped = false;
       for (let d = text.charCodeAt(end); d !== 0x22 && end < text.length; d = text.charCodeAt(++end)) {
@@ -164,16 +167,25 @@ export function scanBody(text: string, listed = MAX_LISTED_ERRORS): BodyShape {
       }
       i = end;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      const top = depth > 0 ? levels[depth - 1]! : undefined;
       if (depth === MAX_BODY_DEPTH) return beyond('depth');
       if (++containers > MAX_BODY_CONTAINERS) return beyond('containers');
       const token = top === undefined ? '' : top.isObject ? pointerToken(top.lastKey) : String(top.index);
-      const level = (levels[depth] ??= { token, isObject: false, keys: new Set(), expectKey: true, lastKey: '', index: 0 });
-      Object.assign(level, { token, isObject: c === 0x7b, expectKey: true, lastKey: '', index: 0 });
-      level.keys.clear();
+      const level = levels[depth];
+      if (level === undefined) levels.push({ token, isObject: c === 0x7b, keys: new Set(), expectKey: true, lastKey: '', index: 0 });
+      else {
+        level.token = token;
+        level.isObject = c === 0x7b;
+        level.expectKey = true;
+        level.lastKey = '';
+        level.index = 0;
+        if (level.keys.size > 0) level.keys.clear();
+      }
       depth++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       if (depth > 0) depth--;
-    } else if (c === 0x2c /* , */ && top) {
+    } else if (c === 0x2c /* , */ && depth > 0) {
+      const top = levels[depth - 1]!;
       if (top.isObject) top.expectKey = true;
       else if (++top.index === MAX_BODY_MEMBERS) return beyond('members');
     }
