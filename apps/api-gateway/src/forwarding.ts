@@ -5,7 +5,7 @@
  * internal-auth.ts). Each attempt, the one retry included (upstream-retry.ts), carries a proof of its own.
  */
 import { HEADER_API_TOKEN, HEADER_MERCHANT_ID, HEADER_REQUEST_ID } from '@dw/contracts';
-import { HEADER_INTERNAL_AUTH, sendProblem, type InternalAuth } from '@dw/http-kit';
+import { HEADER_INTERNAL_AUTH, logUpstreamUnavailable, sendProblem, type InternalAuth } from '@dw/http-kit';
 import { injectTraceHeaders } from '@dw/telemetry';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -160,11 +160,8 @@ function forwardAnswer(request: FastifyRequest, reply: FastifyReply, pace?: Merc
     rewriteHeaders: (headers) => without(headers, DROPPED_ANSWER_HEADERS),
     ...(pace && { onResponse: (req, rep, res) => rep.send(pace.paced(req.merchantId, res.stream)) }),
     onError: (rep, { error }) => {
-      // One line per failed request, without a stack: an upstream that is down or slow is an
-      // outage to see, not a bug to trace (reply-from's own line is dropped: REPLY_FROM_ERROR_LOG).
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const { code, message } = { code: (error as { code?: string }).code, message: error.message, ...cause };
-      rep.request.log.warn({ error: { code, message } }, 'upstream unavailable');
+      // One line per failed request (reply-from's own line is dropped: REPLY_FROM_ERROR_LOG).
+      logUpstreamUnavailable(rep.request.log, error);
       sendProblem(rep.request as FastifyRequest, rep as FastifyReply, 503, 'service_unavailable', 'A service this request needs is unavailable; retry later.');
     },
   });

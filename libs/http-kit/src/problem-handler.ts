@@ -3,7 +3,7 @@
  * what to fix; 5xx bodies never carry internal messages or stacks.
  */
 import type { ProblemCode } from '@dw/contracts';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ApiError, BODY } from './errors';
 import { sendProblem } from './problem';
@@ -41,6 +41,17 @@ const STATUS_CODES: Record<number, ProblemCode> = {
   503: 'service_unavailable',
 };
 
+/**
+ * The one line for a request an upstream could not serve (a forward, a token lookup, the ui's read):
+ * what failed, as its code and message, without a stack; an outage to see, not a bug to trace. A
+ * client library's wrapper (undici's) gives way to the socket's own code under it.
+ */
+export function logUpstreamUnavailable(log: FastifyBaseLogger, failure: unknown): void {
+  const outer = (failure ?? {}) as { code?: unknown; message?: unknown; cause?: unknown };
+  const inner = (typeof outer.cause === 'object' && outer.cause !== null ? outer.cause : {}) as { code?: unknown };
+  log.warn({ error: { code: inner.code ?? outer.code, message: outer.message ?? String(failure) } }, 'upstream unavailable');
+}
+
 export function registerProblemHandling(
   app: FastifyInstance,
   mapError: (error: unknown) => ApiError | undefined = () => undefined,
@@ -51,11 +62,7 @@ export function registerProblemHandling(
     if (mapped) request.log.warn({ err: raw, status: mapped.statusCode }, 'dependency error mapped to a problem');
     const error = raw instanceof ApiError ? raw : (mapped ?? raw);
     if (error instanceof ApiError) {
-      if (error.statusCode >= 500 && error.cause !== undefined) {
-        // The same line the gateway writes for a forward that failed: what failed, no stack.
-        const cause = error.cause as { code?: unknown; message?: unknown } | null;
-        request.log.warn({ error: { code: cause?.code, message: cause?.message ?? String(cause) } }, 'upstream unavailable');
-      }
+      if (error.statusCode >= 500 && error.cause !== undefined) logUpstreamUnavailable(request.log, error.cause);
       if (error.headers) reply.headers(error.headers);
       return sendProblem(request, reply, error.statusCode, error.code, error.message, error.errors);
     }
